@@ -1,0 +1,38 @@
+"""The base every block model shares: frozen, tagged, lossless in JSON, with provider data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class BlockBase(BaseModel):
+    """Frozen pydantic model with a ``type`` tag (set by each subclass).
+
+    ``provider_data`` keeps opaque per-provider fields a translator must send back unchanged, keyed
+    by provider name, e.g. ``{"gemini": {"thought_signature": "..."}}``.
+    A translator reads only its own provider's entry, so a history moved to another provider drops
+    foreign opaque data by construction.
+    """
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+    provider_data: dict[str, dict[str, Any]] = {}
+
+    def __eq__(self, other: object) -> bool:
+        # Compare fields only: private caches (read bytes, base64, resolved MIME) are not identity.
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def for_provider(self, provider: str) -> dict[str, Any]:
+        """This block's opaque data for one provider (empty when there is none)."""
+        return self.provider_data.get(provider, {})

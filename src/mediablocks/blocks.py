@@ -1,0 +1,174 @@
+"""The block model: every piece of a message is one of these frozen, tagged pydantic models.
+
+``Block`` is the discriminated union of all of them (tag ``type``), so a list of blocks round-trips
+through JSON losslessly, media bytes included (as base64).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
+
+from ._base import BlockBase
+from .errors import DecodeError
+from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+
+__all__ = [
+    "Block",
+    "ContentBlock",
+    "RawBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "ToolResultBlock",
+    "parse_block",
+    "parse_blocks",
+    "summarize_validation_error",
+]
+
+
+class TextBlock(BlockBase):
+    """Plain text. ``annotations`` keeps provider citations and similar notes verbatim."""
+
+    type: Literal["text"] = "text"
+    text: str
+    annotations: list[dict[str, Any]] = []
+
+
+class ThinkingBlock(BlockBase):
+    """Model reasoning, with the opaque signature some providers need to continue a thread.
+
+    ``redacted`` marks reasoning the provider encrypted: its payload is in ``redacted_data`` and
+    ``thinking`` is empty. ``provider`` names who produced the signature, so translators can drop a
+    foreign one (another provider would reject it) and keep their own.
+    """
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str = ""
+    signature: str | None = None
+    redacted: bool = False
+    redacted_data: str | None = None
+    provider: str | None = None
+
+
+class ToolCallBlock(BlockBase):
+    """A call the model made to a tool.
+
+    ``args`` is the parsed argument object. When the model sent arguments that are not valid JSON,
+    ``args`` is empty and ``raw_args`` keeps the text verbatim, so nothing is lost or invented.
+    """
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    args: dict[str, Any] = {}
+    raw_args: str | None = None
+
+    @property
+    def args_valid(self) -> bool:
+        """False when the model's argument text was not a JSON object."""
+        return self.raw_args is None
+
+
+class RawBlock(BlockBase):
+    """Provider content mediablocks does not model, kept verbatim and sent back to that provider."""
+
+    type: Literal["raw"] = "raw"
+    provider: str
+    data: dict[str, Any]
+
+
+ContentBlock = Annotated[
+    Union[TextBlock, ImageBlock, AudioBlock, VideoBlock, FileBlock, RawBlock],
+    Field(discriminator="type"),
+]
+"""What a tool result may hold: text, media and raw provider blocks."""
+
+
+class ToolResultBlock(BlockBase):
+    """The result of a tool call: text, or a list of text and media blocks.
+
+    ``name`` is the tool's name, which some providers (Gemini) require on the result. ``metadata``
+    is for the application (timings, raw return values) and is never sent to a model.
+    """
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    content: str | list[ContentBlock] = ""
+    is_error: bool = False
+    name: str | None = None
+    metadata: dict[str, Any] = {}
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _media_as_list(cls, value: Any) -> Any:
+        if isinstance(value, (BlockBase, dict)):
+            return [value]
+        return value
+
+    @property
+    def text(self) -> str:
+        """The text of the result: the string, or its text blocks joined by newlines."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def media(self) -> list[MediaBlock]:
+        """The media blocks in the result."""
+        if isinstance(self.content, str):
+            return []
+        return [b for b in self.content if isinstance(b, MediaBlock)]
+
+
+Block = Annotated[
+    Union[
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+        ImageBlock,
+        AudioBlock,
+        VideoBlock,
+        FileBlock,
+        RawBlock,
+    ],
+    Field(discriminator="type"),
+]
+"""Any block, tagged by ``type``."""
+
+_BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(Block)
+_BLOCKS_ADAPTER: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
+
+
+def parse_block(data: Any) -> Block:
+    """A block from a dict (or JSON text) in mediablocks' own format; `DecodeError` if invalid."""
+    try:
+        if isinstance(data, (str, bytes)):
+            return _BLOCK_ADAPTER.validate_json(data)
+        return _BLOCK_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise DecodeError(f"not a valid block: {summarize_validation_error(exc)}") from None
+
+
+def parse_blocks(data: Any) -> list[Block]:
+    """A list of blocks from dicts (or JSON text) in mediablocks' own format."""
+    try:
+        if isinstance(data, (str, bytes)):
+            return _BLOCKS_ADAPTER.validate_json(data)
+        return _BLOCKS_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise DecodeError(f"not a valid block list: {summarize_validation_error(exc)}") from None
+
+
+def summarize_validation_error(exc: ValidationError, limit: int = 3) -> str:
+    """Pydantic's errors as one short line: ``at 0.text: Input should be a valid string``."""
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error["loc"]) or "top level"
+        parts.append(f"at {where}: {error['msg']}")
+    more = len(exc.errors()) - limit
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)

@@ -1,0 +1,170 @@
+"""RFC 2397 data URIs and strict base64, at the speed of `binascii`.
+
+Decoding never runs a regex over the payload and makes no copy beyond the ones binascii needs: the
+payload is checked by `binascii.a2b_base64` in strict mode, and only when that fails do we look for
+what is wrong, so the error can say where.
+"""
+
+from __future__ import annotations
+
+import binascii
+import sys
+from dataclasses import dataclass
+from urllib.parse import unquote_to_bytes
+
+from .errors import DecodeError
+
+__all__ = [
+    "DataURI",
+    "b64decode",
+    "b64encode",
+    "format_data_uri",
+    "is_data_uri",
+    "parse_data_uri",
+]
+
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+_WHITESPACE = b" \t\r\n\f\v"
+# Large enough for any real media type with parameters; keeps a scan for the comma off the payload.
+_MAX_HEADER = 1024
+
+
+def b64encode(data: bytes | bytearray | memoryview) -> str:
+    """Standard base64 without line breaks, as providers expect."""
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
+
+
+def b64decode(data: str | bytes | bytearray | memoryview, *, what: str = "base64 data") -> bytes:
+    """Decode standard base64 strictly, tolerating only line breaks, spaces and missing padding.
+
+    URL-safe base64 (``-`` and ``_``) is accepted too. Anything else raises `DecodeError` naming the
+    first offending character and its position.
+    """
+    if isinstance(data, str):
+        try:
+            raw = data.encode("ascii")
+        except UnicodeEncodeError as exc:
+            raise DecodeError(
+                f"{what} is not valid base64: non-ASCII character {data[exc.start]!r} "
+                f"at position {exc.start}"
+            ) from None
+    else:
+        raw = bytes(data) if not isinstance(data, bytes) else data
+    if not raw:
+        raise DecodeError(f"{what} is empty")
+    try:
+        return _a2b_strict(raw)
+    except binascii.Error:
+        pass
+    cleaned = _clean(raw, what)
+    try:
+        return _a2b_strict(cleaned)
+    except binascii.Error as exc:
+        raise DecodeError(f"{what} is not valid base64: {exc}") from None
+
+
+if sys.version_info >= (3, 11):
+
+    def _a2b_strict(raw: bytes) -> bytes:
+        return binascii.a2b_base64(raw, strict_mode=True)
+
+else:  # pragma: no cover - Python 3.10 has no strict mode; the same checks, done by hand
+
+    def _a2b_strict(raw: bytes) -> bytes:
+        if raw.translate(None, _ALPHABET + b"=") or b"=" in raw.rstrip(b"="):
+            raise binascii.Error("invalid character or misplaced padding")
+        if len(raw) % 4:
+            raise binascii.Error("length is not a multiple of 4")
+        return binascii.a2b_base64(raw)
+
+
+def _clean(raw: bytes, what: str) -> bytes:
+    """Drop whitespace, map URL-safe characters, restore padding; say what else is wrong."""
+    cleaned = raw.translate(None, _WHITESPACE)
+    if b"-" in cleaned or b"_" in cleaned:
+        cleaned = cleaned.translate(_URLSAFE_TO_STANDARD)
+    stripped = cleaned.rstrip(b"=")
+    bad = stripped.translate(None, _ALPHABET)
+    if bad:
+        char = bad[:1]
+        position = raw.find(char)
+        raise DecodeError(
+            f"{what} is not valid base64: unexpected character {char.decode('latin-1')!r} "
+            f"at position {position}"
+        )
+    if not stripped:
+        raise DecodeError(f"{what} holds only padding")
+    remainder = len(stripped) % 4
+    if remainder == 1:
+        raise DecodeError(
+            f"{what} is not valid base64: {len(stripped)} characters cannot encode whole bytes "
+            "(the data looks truncated)"
+        )
+    padding = len(cleaned) - len(stripped)
+    expected_padding = (4 - remainder) % 4
+    if padding not in (0, expected_padding):
+        raise DecodeError(f"{what} is not valid base64: {padding} padding characters")
+    return stripped + b"=" * expected_padding
+
+
+@dataclass(frozen=True)
+class DataURI:
+    """A parsed data URI: the decoded bytes, the declared media type and its parameters."""
+
+    data: bytes
+    mime_type: str | None
+    parameters: dict[str, str]
+
+    @property
+    def filename(self) -> str | None:
+        """The ``name`` or ``filename`` parameter some producers add, if any."""
+        return self.parameters.get("name") or self.parameters.get("filename")
+
+
+def is_data_uri(text: str) -> bool:
+    """True when the string starts like a data URI (case-insensitive scheme)."""
+    return text[:5].lower() == "data:"
+
+
+def parse_data_uri(uri: str) -> DataURI:
+    """Parse ``data:[<mediatype>][;base64],<data>`` and decode the payload.
+
+    Raises `DecodeError` saying what is wrong: a missing ``data:`` scheme or comma, a malformed
+    media type, or malformed base64.
+    """
+    if not is_data_uri(uri):
+        raise DecodeError(f"not a data URI: it must start with 'data:', got {uri[:16]!r}")
+    comma = uri.find(",", 5, _MAX_HEADER)
+    if comma < 0:
+        raise DecodeError("malformed data URI: no ',' separates the header from the data")
+    header = uri[5:comma]
+    parts = [part.strip() for part in header.split(";")]
+    is_base64 = len(parts) > 1 and parts[-1].lower() == "base64"
+    if is_base64:
+        parts.pop()
+    mime_type: str | None = None
+    parameters: dict[str, str] = {}
+    if parts and parts[0]:
+        media = parts[0].lower()
+        if media.count("/") != 1 or " " in media or not all(media.split("/")):
+            raise DecodeError(f"malformed data URI: {parts[0]!r} is not a media type")
+        mime_type = media
+    for parameter in parts[1:]:
+        if not parameter:
+            continue
+        key, sep, value = parameter.partition("=")
+        if not sep:
+            raise DecodeError(f"malformed data URI: parameter {parameter!r} has no '='")
+        parameters[key.strip().lower()] = unquote_to_bytes(value.strip()).decode("utf-8", "replace")
+    payload = uri[comma + 1 :]
+    if is_base64:
+        data = b64decode(payload, what="the data URI's base64 payload")
+    else:
+        data = unquote_to_bytes(payload)
+    return DataURI(data=data, mime_type=mime_type, parameters=parameters)
+
+
+def format_data_uri(base64_data: str, mime_type: str) -> str:
+    """Join already-encoded base64 and a media type into a data URI (one copy of the payload)."""
+    return f"data:{mime_type};base64,{base64_data}"

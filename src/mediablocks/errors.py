@@ -1,0 +1,111 @@
+"""The one error tree of mediablocks.
+
+Every error the library raises on purpose is a `MediaBlocksError`. Each subclass also inherits
+the builtin exception a caller would naturally catch, so ``except ValueError`` and
+``except OSError`` keep working in code that does not know about mediablocks::
+
+    MediaBlocksError (Exception)
+    ├── DecodeError (ValueError)             malformed base64, data URI, JSON or provider payload
+    ├── MediaTypeError (ValueError)          the bytes contradict the declared type or block
+    ├── UnsupportedBlockError (ValueError)   a provider cannot carry this block
+    ├── UnknownProviderError (ValueError)    a provider name mediablocks does not know
+    ├── DoesNotFitError (ValueError)         media that cannot be fitted to a provider's limits
+    ├── TooLargeError (ValueError)           more bytes or pixels than a limit allows
+    │   └── ImageBombError                   an image whose pixel count is a decompression bomb
+    ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
+    ├── SourceError (OSError)                a path, provider file id or other source cannot be read
+    │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
+    └── FetchError (OSError)                 a URL could not be fetched
+        ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
+        └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
+
+Messages say what was wrong and with which block, e.g.
+``ImageBlock(path 'scan.png', image/png): bytes are application/pdf, not an image``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BlockedURLError",
+    "DecodeError",
+    "DoesNotFitError",
+    "FetchError",
+    "FetchTimeoutError",
+    "ImageBombError",
+    "InvalidSourceError",
+    "MediaBlocksError",
+    "MediaTypeError",
+    "PathNotAllowedError",
+    "SourceError",
+    "TooLargeError",
+    "UnknownProviderError",
+    "UnsupportedBlockError",
+]
+
+
+class MediaBlocksError(Exception):
+    """The root of every error mediablocks raises on purpose."""
+
+
+class DecodeError(MediaBlocksError, ValueError):
+    """Input could not be decoded: malformed base64, a bad data URI, broken JSON or payload."""
+
+
+class MediaTypeError(MediaBlocksError, ValueError):
+    """The bytes contradict the declared MIME type, or do not belong in this kind of block."""
+
+
+class UnsupportedBlockError(MediaBlocksError, ValueError):
+    """A provider cannot carry this block and no degradation was chosen."""
+
+
+class UnknownProviderError(MediaBlocksError, ValueError):
+    """A provider name that is not one of mediablocks' wire formats (or their aliases)."""
+
+
+class DoesNotFitError(MediaBlocksError, ValueError):
+    """Media cannot be made to fit a provider's limits.
+
+    ``problems`` lists every offending block, not just the first.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems: list[str] = list(problems or [])
+
+
+class TooLargeError(MediaBlocksError, ValueError):
+    """More bytes (or pixels) than a limit allows."""
+
+    def __init__(self, message: str, *, limit: int | None = None, size: int | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.size = size
+
+
+class ImageBombError(TooLargeError):
+    """An image that would decode to more pixels than allowed (a decompression bomb)."""
+
+
+class InvalidSourceError(MediaBlocksError, ValueError):
+    """A value that cannot be a media source, such as a plain string that only looks like a path."""
+
+
+class SourceError(MediaBlocksError, OSError):
+    """A media source (a path, a provider file id...) cannot be read."""
+
+
+class PathNotAllowedError(SourceError, PermissionError):
+    """A path lies outside the roots the caller allowed."""
+
+
+class FetchError(MediaBlocksError, OSError):
+    """A URL could not be fetched."""
+
+
+class BlockedURLError(FetchError, PermissionError):
+    """The fetch policy refused a URL before any connection was made."""
+
+
+class FetchTimeoutError(FetchError, TimeoutError):
+    """A fetch took longer than the policy's total timeout."""

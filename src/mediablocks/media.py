@@ -1,0 +1,545 @@
+"""Media blocks: `ImageBlock`, `AudioBlock`, `VideoBlock` and `FileBlock` over a lazy source.
+
+A block holds a source (bytes, path, URL or provider file id) and the MIME type the caller declared,
+if any. The MIME type that counts is the one the bytes say (`mime_type`); a declared type is a hint
+that is normalised and checked against the bytes. Nothing is read or fetched at construction, except
+that in-memory bytes are checked at once because that is free.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import re
+from io import BytesIO
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from urllib.parse import unquote, urlsplit
+
+from pydantic import PrivateAttr, field_validator
+
+from ._base import BlockBase
+from .datauri import b64decode, format_data_uri, is_data_uri, parse_data_uri
+from .errors import InvalidSourceError, MediaTypeError
+from .mime import detect_mime, mime_kind, normalize_mime
+from .policy import FetchPolicy
+from .sources import (
+    BytesSource,
+    FileIdSource,
+    PathSource,
+    Source,
+    URLSource,
+    path_from_file_uri,
+)
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = [
+    "AudioBlock",
+    "FileBlock",
+    "ImageBlock",
+    "MediaBlock",
+    "VideoBlock",
+    "media_block",
+    "sanitize_filename",
+]
+
+_M = TypeVar("_M", bound="MediaBlock")
+
+# Types whose signatures detect_mime always recognises: a declared one that the bytes do not show is
+# wrong, not merely unknown to us.
+_DEFINITE = frozenset(
+    {
+        "image/jpeg",
+        "image/png",
+        "image/gif",
+        "image/webp",
+        "image/bmp",
+        "image/tiff",
+        "image/heic",
+        "image/heif",
+        "image/avif",
+        "application/pdf",
+        "audio/wav",
+        "audio/flac",
+        "audio/ogg",
+        "audio/mpeg",
+        "audio/aiff",
+        "video/mp4",
+        "video/webm",
+        "video/quicktime",
+        "video/x-msvideo",
+    }
+)
+# Declared types that are the same media as a detected one, spelt at another level of detail.
+_EQUIVALENT = {
+    "audio/opus": "audio/ogg",
+    "audio/vorbis": "audio/ogg",
+    "image/heif": "image/heic",
+    "image/heic-sequence": "image/heic",
+    "image/heif-sequence": "image/heic",
+    "audio/x-matroska": "video/x-matroska",
+    "audio/webm": "video/webm",
+    "video/x-m4v": "video/mp4",
+    "audio/mp4": "video/mp4",
+}
+# Detected types that come from a content heuristic rather than a signature: a declared text-like
+# type is more precise than the guess (a caller knows their .tsv or .yaml is not plain text).
+_WEAK_DETECTIONS = frozenset(
+    {"text/plain", "text/markdown", "text/csv", "text/html", "application/json", "application/xml"}
+)
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def sanitize_filename(name: str | None) -> str | None:
+    """A safe basename: no folders, no control characters, at most 255 characters.
+
+    Filenames travel to providers; a local path (``/home/ana/scans/x.pdf``) must never leave.
+    """
+    if not name:
+        return None
+    base = re.split(r"[\\/]", name)[-1]
+    base = _CONTROL_CHARACTERS.sub("", base).strip()
+    if base in ("", ".", ".."):
+        return None
+    if len(base) > 255:
+        stem, dot, ext = base.rpartition(".")
+        base = stem[: 255 - len(ext) - 1] + dot + ext if dot and len(ext) < 16 else base[:255]
+    return base
+
+
+def _same_media(declared: str, detected: str) -> bool:
+    if declared == detected:
+        return True
+    return _EQUIVALENT.get(declared, declared) == _EQUIVALENT.get(detected, detected)
+
+
+def _is_text_like(mime: str) -> bool:
+    return mime.startswith("text/") or mime.endswith(("+json", "+xml", "/json", "/xml"))
+
+
+class MediaBlock(BlockBase):
+    """The common base of media blocks: a lazy source plus what is known of its type.
+
+    Fields: ``source``; ``declared_mime`` (the caller's or the container's hint, normalised);
+    ``filename`` (a sanitised basename, never a path); ``strict`` (raise `MediaTypeError` when the
+    declared type contradicts the bytes instead of correcting it); ``metadata`` (yours and
+    `prepare`'s notes, never sent to a model).
+    """
+
+    accepts: ClassVar[str | None] = None
+    """The MIME prefix this block requires, e.g. ``"image/"``; None accepts anything."""
+
+    source: Source
+    declared_mime: str | None = None
+    filename: str | None = None
+    strict: bool = False
+    metadata: dict[str, Any] = {}
+
+    _mime: str | None = PrivateAttr(default=None)
+
+    @field_validator("declared_mime")
+    @classmethod
+    def _normalized_mime(cls, value: str | None) -> str | None:
+        return normalize_mime(value) if value is not None else None
+
+    @field_validator("filename")
+    @classmethod
+    def _safe_filename(cls, value: str | None) -> str | None:
+        return sanitize_filename(value)
+
+    @classmethod
+    def from_source(
+        cls: type[_M],
+        source: Source,
+        mime_type: str | None = None,
+        filename: str | None = None,
+        strict: bool = False,
+    ) -> _M:
+        """A block over an existing source (shared, not copied: its read cache comes along).
+
+        Used to turn one kind of block into another over the same bytes. In-memory bytes are
+        checked at once; a bad declared type raises `MediaTypeError`.
+        """
+        if mime_type is not None:
+            try:
+                mime_type = normalize_mime(mime_type)
+            except ValueError as exc:
+                raise MediaTypeError(f"{cls.__name__}: declared type {exc}") from None
+        block = cls(source=source, declared_mime=mime_type, filename=filename, strict=strict)
+        if isinstance(source, BytesSource):
+            block._resolve_mime(source.data)  # free for bytes in memory: refuse bad ones now
+        return block
+
+    # -- constructors ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_bytes(
+        cls: type[_M],
+        data: bytes | bytearray | memoryview,
+        mime_type: str | None = None,
+        *,
+        filename: str | None = None,
+        strict: bool = False,
+    ) -> _M:
+        """A block over bytes in memory. ``bytes`` are kept as is; other buffers are copied once."""
+        if not isinstance(data, bytes):
+            if not isinstance(data, (bytearray, memoryview)):
+                raise InvalidSourceError(
+                    f"{cls.__name__}.from_bytes needs bytes, bytearray or memoryview, "
+                    f"got {type(data).__name__}"
+                )
+            data = bytes(data)
+        return cls.from_source(BytesSource(data=data), mime_type, filename, strict)
+
+    @classmethod
+    def from_base64(
+        cls: type[_M],
+        data: str,
+        mime_type: str | None = None,
+        *,
+        filename: str | None = None,
+        strict: bool = False,
+    ) -> _M:
+        """A block from base64 text, bare or as a data URI. Malformed input raises `DecodeError`."""
+        if is_data_uri(data):
+            return cls.from_data_uri(data, mime_type, filename=filename, strict=strict)
+        raw = b64decode(data, what=f"{cls.__name__}.from_base64 input")
+        return cls.from_bytes(raw, mime_type, filename=filename, strict=strict)
+
+    @classmethod
+    def from_data_uri(
+        cls: type[_M],
+        uri: str,
+        mime_type: str | None = None,
+        *,
+        filename: str | None = None,
+        strict: bool = False,
+    ) -> _M:
+        """A block from an RFC 2397 data URI; its media type is a hint checked against the bytes."""
+        parsed = parse_data_uri(uri)
+        return cls.from_bytes(
+            parsed.data,
+            mime_type or parsed.mime_type,
+            filename=filename or parsed.filename,
+            strict=strict,
+        )
+
+    @classmethod
+    def from_path(
+        cls: type[_M],
+        path: str | os.PathLike[str],
+        mime_type: str | None = None,
+        *,
+        filename: str | None = None,
+        strict: bool = False,
+    ) -> _M:
+        """A block over a local file: a path, an ``os.PathLike`` or a ``file:`` URI. Read lazily."""
+        text = os.fspath(path)
+        if not isinstance(text, str):
+            raise InvalidSourceError(f"{cls.__name__}.from_path needs a str path, got bytes")
+        if text[:5].lower() == "file:":
+            try:
+                text = path_from_file_uri(text)
+            except ValueError as exc:
+                raise InvalidSourceError(str(exc)) from None
+        absolute = os.path.abspath(os.path.expanduser(text))
+        return cls.from_source(
+            PathSource(path=absolute), mime_type, filename or os.path.basename(absolute), strict
+        )
+
+    @classmethod
+    def from_url(
+        cls: type[_M],
+        url: str,
+        mime_type: str | None = None,
+        *,
+        filename: str | None = None,
+        strict: bool = False,
+    ) -> _M:
+        """A block over an http(s) URL. Nothing is fetched here; `read` fetches under a policy.
+
+        A ``data:`` URL is decoded at once (it holds its bytes). ``file:`` URLs are refused: local
+        files are read only through `from_path`, never because a URL pointed at them.
+        """
+        if is_data_uri(url):
+            return cls.from_data_uri(url, mime_type, filename=filename, strict=strict)
+        parts = urlsplit(url)
+        if not parts.scheme or not parts.netloc:
+            raise InvalidSourceError(f"{cls.__name__}.from_url needs an absolute URL, got {url!r}")
+        if parts.scheme.lower() == "file":
+            raise InvalidSourceError(
+                f"{cls.__name__}.from_url refuses file: URLs; use from_path to read local files"
+            )
+        name = filename or unquote(parts.path.rsplit("/", 1)[-1]) or None
+        return cls.from_source(URLSource(url=url), mime_type, name, strict)
+
+    @classmethod
+    def from_file_id(
+        cls: type[_M],
+        file_id: str,
+        mime_type: str | None = None,
+        *,
+        provider: str | None = None,
+        filename: str | None = None,
+    ) -> _M:
+        """A block naming a file already uploaded to a provider (its bytes stay there)."""
+        return cls.from_source(
+            FileIdSource(file_id=file_id, provider=provider), mime_type, filename, False
+        )
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """A short description for messages: ``ImageBlock(path 'cat.png', image/png)``."""
+        known = self._mime or self.declared_mime
+        return f"{type(self).__name__}({self.source.describe()}{', ' + known if known else ''})"
+
+    @property
+    def mime_type(self) -> str:
+        """The MIME type the bytes say, normalised.
+
+        For a URL not fetched yet this is provisional (the declared type, else the URL's extension,
+        else ``application/octet-stream``) and becomes exact once the block is read.
+        """
+        if self._mime is not None:
+            return self._mime
+        header = self.source.peek_header()
+        if header is None:
+            return self._provisional_mime()
+        return self._resolve_mime(header)
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        """The media bytes. Paths are read and URLs fetched once, then cached on the block."""
+        data = self.source.read(policy)
+        self._resolve_mime(data)
+        return data
+
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        """`read` for asyncio code."""
+        data = await self.source.aread(policy)
+        self._resolve_mime(data)
+        return data
+
+    @property
+    def loaded(self) -> bool:
+        """True once the bytes are in memory (no read or fetch needed)."""
+        return self.source.loaded
+
+    def to_base64(self, policy: FetchPolicy | None = None) -> tuple[str, str]:
+        """``(base64 data, mime type)``, ready for a provider. Computed once and cached."""
+        data = self.source.base64(policy)
+        return data, self._resolve_mime(self.source.header(policy))
+
+    def to_data_uri(self, policy: FetchPolicy | None = None) -> str:
+        """``data:<mime>;base64,<data>``; reuses the cached base64."""
+        data, mime = self.to_base64(policy)
+        return format_data_uri(data, mime)
+
+    # -- MIME resolution ------------------------------------------------------------------------
+
+    def _provisional_mime(self) -> str:
+        if self.declared_mime:
+            return self.declared_mime
+        if isinstance(self.source, URLSource):
+            guessed, _ = mimetypes.guess_type(urlsplit(self.source.url).path)
+            if guessed:
+                return normalize_mime(guessed)
+        if self.filename:
+            guessed, _ = mimetypes.guess_type(self.filename)
+            if guessed:
+                return normalize_mime(guessed)
+        return "application/octet-stream"
+
+    def _resolve_mime(self, header: bytes | memoryview) -> str:
+        if self._mime is not None:
+            return self._mime
+        if isinstance(self.source, FileIdSource):
+            mime = self.declared_mime or "application/octet-stream"
+            self._mime = mime
+            return mime
+        declared = self.declared_mime
+        if len(header) == 0 and self.accepts is not None:
+            raise MediaTypeError(f"{self.describe()}: holds no bytes")
+        detected = detect_mime(header)
+        if detected is None:
+            mime = self._undetected(declared)
+        elif declared is None or _same_media(declared, detected):
+            mime = declared if declared and self._prefer_declared(declared, detected) else detected
+        elif detected in _WEAK_DETECTIONS and _is_text_like(declared):
+            mime = declared
+        elif self.strict:
+            raise MediaTypeError(
+                f"{self.describe()}: declared {declared} but the bytes are {detected}"
+            )
+        else:
+            mime = detected
+        if self.accepts is not None and not mime.startswith(self.accepts):
+            raise MediaTypeError(
+                f"{self.describe()}: the bytes are {mime}, not {self.accepts[:-1]} media"
+            )
+        self._mime = mime
+        return mime
+
+    def _prefer_declared(self, declared: str, detected: str) -> bool:
+        # A declared audio/* for a container detected as video (or the reverse) keeps the kind.
+        if self.accepts is not None and not detected.startswith(self.accepts):
+            return declared.startswith(self.accepts)
+        return declared == detected
+
+    def _undetected(self, declared: str | None) -> str:
+        if declared is None:
+            hint = self.source.content_type_hint
+            if hint:
+                return normalize_mime(hint)
+            return "application/octet-stream"
+        if declared in _DEFINITE:
+            raise MediaTypeError(f"{self.describe()}: declared {declared} but the bytes are not")
+        return declared
+
+
+class ImageBlock(MediaBlock):
+    """An image: JPEG, PNG, GIF, WebP, HEIC, AVIF... The bytes must be an image.
+
+    ``detail`` is OpenAI's image detail hint (``"auto"``, ``"low"``, ``"high"``), kept for other
+    providers' translators to ignore.
+    """
+
+    type: Literal["image"] = "image"
+    accepts: ClassVar[str | None] = "image/"
+    detail: Literal["auto", "low", "high"] | None = None
+
+    @classmethod
+    def from_pil(cls, image: Image.Image, format: str | None = None) -> ImageBlock:
+        """Encode a Pillow image: in its own format when it has one providers take, else PNG.
+
+        ``format`` forces one (``"JPEG"``, ``"PNG"``, ``"WEBP"``, ``"GIF"``). Images with
+        transparency become PNG unless a format is forced.
+        """
+        chosen = (format or image.format or "PNG").upper()
+        if chosen == "JPG":
+            chosen = "JPEG"
+        if format is None and chosen not in ("JPEG", "PNG", "WEBP", "GIF"):
+            chosen = "PNG"
+        if format is None and chosen == "JPEG" and image.mode not in ("RGB", "L", "CMYK"):
+            chosen = "PNG"
+        frame = image
+        if chosen == "JPEG" and image.mode not in ("RGB", "L", "CMYK"):
+            frame = image.convert("RGB")
+        buffer = BytesIO()
+        try:
+            frame.save(buffer, format=chosen)
+        except (KeyError, OSError, ValueError) as exc:
+            raise MediaTypeError(f"ImageBlock.from_pil: cannot save as {chosen}: {exc}") from None
+        return cls.from_bytes(buffer.getvalue())
+
+
+class AudioBlock(MediaBlock):
+    """Audio: WAV, MP3, FLAC, Ogg, AAC, M4A, WebM audio... The bytes must be audio."""
+
+    type: Literal["audio"] = "audio"
+    accepts: ClassVar[str | None] = "audio/"
+
+
+class VideoBlock(MediaBlock):
+    """Video: MP4, MOV, WebM, Matroska, AVI, MPEG... The bytes must be video."""
+
+    type: Literal["video"] = "video"
+    accepts: ClassVar[str | None] = "video/"
+
+
+class FileBlock(MediaBlock):
+    """Any other file, usually a document: PDF, DOCX, plain text, CSV..."""
+
+    type: Literal["file"] = "file"
+
+
+_CLASS_BY_KIND: dict[str, type[MediaBlock]] = {
+    "image": ImageBlock,
+    "audio": AudioBlock,
+    "video": VideoBlock,
+    "file": FileBlock,
+}
+
+
+def _class_for(mime: str | None) -> type[MediaBlock]:
+    return _CLASS_BY_KIND[mime_kind(mime)] if mime else FileBlock
+
+
+def media_block(
+    source: Any,
+    mime_type: str | None = None,
+    *,
+    filename: str | None = None,
+    strict: bool = False,
+) -> MediaBlock:
+    """A media block of the right class for any source, chosen from the detected type.
+
+    ``source`` may be a `MediaBlock` (returned as is), bytes, a Pillow image, an ``os.PathLike``,
+    or a string holding a data URI, an http(s) URL or a ``file:`` URI. A plain string is never taken
+    for a path: wrap it in ``pathlib.Path`` to read a local file. For a path the header window is
+    read to pick the class; for a URL the class comes from ``mime_type`` or the URL's extension,
+    since nothing is fetched here.
+    """
+    if isinstance(source, MediaBlock):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = source if isinstance(source, bytes) else bytes(source)
+        detected = detect_mime(data)
+        cls = _class_for(detected or (normalize_mime(mime_type) if mime_type else None))
+        return cls.from_bytes(data, mime_type, filename=filename, strict=strict)
+    if isinstance(source, os.PathLike):
+        probe = FileBlock.from_path(source, mime_type, filename=filename, strict=strict)
+        cls = _class_for(probe.mime_type)
+        if cls is FileBlock:
+            return probe
+        return cls.from_source(probe.source, probe.declared_mime, probe.filename, strict)
+    if isinstance(source, str):
+        return _media_block_from_string(source, mime_type, filename=filename, strict=strict)
+    if _is_pil_image(source):
+        return ImageBlock.from_pil(source)
+    raise InvalidSourceError(
+        f"media_block cannot use a {type(source).__name__} as a media source; pass bytes, a "
+        "pathlib.Path, a data URI, an http(s) URL, a file: URI or a Pillow image"
+    )
+
+
+def _media_block_from_string(
+    source: str, mime_type: str | None, *, filename: str | None, strict: bool
+) -> MediaBlock:
+    if is_data_uri(source):
+        parsed = parse_data_uri(source)
+        return media_block(
+            parsed.data,
+            mime_type or parsed.mime_type,
+            filename=filename or parsed.filename,
+            strict=strict,
+        )
+    scheme = urlsplit(source).scheme.lower()
+    if scheme == "file":
+        return media_block(_path_object(source), mime_type, filename=filename, strict=strict)
+    if scheme in ("http", "https"):
+        probe = FileBlock.from_url(source, mime_type, filename=filename, strict=strict)
+        cls = _class_for(probe.mime_type if probe.mime_type != "application/octet-stream" else None)
+        return cls.from_url(source, mime_type, filename=filename, strict=strict)
+    raise InvalidSourceError(
+        f"media_block will not guess what the string {source[:40]!r} is: pass pathlib.Path(...) "
+        "for a local file, an http(s) URL, a data URI, or use from_base64 for bare base64"
+    )
+
+
+def _path_object(uri: str) -> os.PathLike[str]:
+    from pathlib import Path
+
+    try:
+        return Path(path_from_file_uri(uri))
+    except ValueError as exc:
+        raise InvalidSourceError(str(exc)) from None
+
+
+def _is_pil_image(value: object) -> bool:
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow is a dependency
+        return False
+    return isinstance(value, Image.Image)

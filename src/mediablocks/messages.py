@@ -1,0 +1,385 @@
+"""Messages: a ``role`` tag, an id, a timestamp and a list of blocks.
+
+`SystemMessage`, `UserMessage`, `AssistantMessage` and `ToolMessage` are what models see. The
+session messages (`CustomMessage`, `BranchSummaryMessage`, `CompactionSummaryMessage`) are what an
+agent keeps to rebuild its context; translators never send them. ``Message`` is the union of all
+of them, and `dump_messages` / `load_messages` write and read a versioned JSON document, bytes
+included.
+
+Roles accept common aliases when parsing: ``human`` is ``user``; ``ai``, ``model``, ``bot`` are
+``assistant``; ``developer`` is ``system``; ``function`` is ``tool``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from .blocks import (
+    Block,
+    ContentBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    summarize_validation_error,
+)
+from .errors import DecodeError
+from .media import AudioBlock, ImageBlock, MediaBlock, media_block
+
+__all__ = [
+    "FORMAT_VERSION",
+    "AssistantMessage",
+    "BranchSummaryMessage",
+    "CompactionSummaryMessage",
+    "CustomMessage",
+    "Message",
+    "SystemMessage",
+    "ToolMessage",
+    "Usage",
+    "UserMessage",
+    "dump_messages",
+    "load_messages",
+    "normalize_role",
+]
+
+FORMAT_VERSION = 1
+"""The version of the JSON document `dump_messages` writes."""
+
+ROLE_ALIASES: dict[str, str] = {
+    "human": "user",
+    "ai": "assistant",
+    "model": "assistant",
+    "bot": "assistant",
+    "developer": "system",
+    "function": "tool",
+}
+
+
+def normalize_role(role: str) -> str:
+    """The canonical role for a role name or a common alias (``human`` -> ``user``)."""
+    lowered = role.strip().lower()
+    return ROLE_ALIASES.get(lowered, lowered)
+
+
+def _new_id() -> str:
+    return "msg_" + uuid.uuid4().hex
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _as_blocks(value: Any) -> Any:
+    """Let ``content`` be given as a string, one block, or a list mixing strings and blocks."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [TextBlock(text=value)]
+    if isinstance(value, (BaseModel, dict)):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [TextBlock(text=item) if isinstance(item, str) else item for item in value]
+    return value
+
+
+class Usage(BaseModel):
+    """Token counts and cost of one model response."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens (cache reads and writes are part of the input)."""
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = (
+            None
+            if self.cost is None and other.cost is None
+            else (self.cost or 0) + (other.cost or 0)
+        )
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cost=cost,
+        )
+
+
+_MessageT = TypeVar("_MessageT", bound="_MessageBase")
+
+
+class _TextAccessor:
+    """``Message.text``: a constructor on the class, the joined text on an instance."""
+
+    @overload
+    def __get__(self, instance: None, owner: type[_MessageT]) -> Callable[[str], _MessageT]: ...
+
+    @overload
+    def __get__(self, instance: _MessageBase, owner: type[Any]) -> str: ...
+
+    def __get__(self, instance: _MessageBase | None, owner: type[Any]) -> Any:
+        if instance is None:
+
+            def build(text: str) -> Any:
+                return owner(content=[TextBlock(text=text)])
+
+            build.__doc__ = f"A {owner.__name__} holding one text block."
+            return build
+        return "\n".join(b.text for b in instance.content if isinstance(b, TextBlock))
+
+
+class _MessageBase(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", ser_json_bytes="base64", val_json_bytes="base64"
+    )
+
+    id: str = Field(default_factory=_new_id)
+    timestamp: datetime = Field(default_factory=_now)
+    content: list[Block] = []
+    metadata: dict[str, Any] = {}
+    """The application's own notes; never sent to a model."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _canonical_role(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("role"), str):
+            role = normalize_role(data["role"])
+            if role != data["role"]:
+                data = {**data, "role": role}
+        return data
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _content_blocks(cls, value: Any) -> Any:
+        return _as_blocks(value)
+
+    text: ClassVar[_TextAccessor] = _TextAccessor()
+    """On an instance, the text blocks joined with newlines; on the class, a constructor:
+    ``UserMessage.text("hi")`` is a user message holding one text block."""
+
+    @property
+    def media(self) -> list[MediaBlock]:
+        """The media blocks directly in this message."""
+        return [b for b in self.content if isinstance(b, MediaBlock)]
+
+
+class SystemMessage(_MessageBase):
+    """Instructions for the model (OpenAI's ``developer`` role parses to this too)."""
+
+    role: Literal["system"] = "system"
+
+
+class UserMessage(_MessageBase):
+    """What the user says: text, media, and (for providers that put them here) tool results."""
+
+    role: Literal["user"] = "user"
+    name: str | None = None
+
+    @classmethod
+    def with_images(cls, text: str | None, images: Iterable[Any]) -> UserMessage:
+        """Text followed by images: blocks, bytes, ``Path`` objects, URLs or data URIs."""
+        blocks: list[Any] = [TextBlock(text=text)] if text else []
+        for item in images:
+            block = item if isinstance(item, MediaBlock) else media_block(item)
+            if not isinstance(block, ImageBlock):
+                block = ImageBlock.from_source(
+                    block.source, block.declared_mime, block.filename, block.strict
+                )
+            blocks.append(block)
+        return cls(content=blocks)
+
+    @classmethod
+    def with_audio(cls, text: str | None, clips: Iterable[Any]) -> UserMessage:
+        """Text followed by audio clips: blocks, bytes, ``Path`` objects, URLs or data URIs."""
+        blocks: list[Any] = [TextBlock(text=text)] if text else []
+        for item in clips:
+            block = item if isinstance(item, MediaBlock) else media_block(item)
+            if not isinstance(block, AudioBlock):
+                block = AudioBlock.from_source(
+                    block.source, block.declared_mime, block.filename, block.strict
+                )
+            blocks.append(block)
+        return cls(content=blocks)
+
+
+class AssistantMessage(_MessageBase):
+    """The model's reply: text, thinking, tool calls, media, raw provider blocks.
+
+    ``provider`` and ``model`` say who produced it; ``usage`` and ``stop_reason`` come from the
+    response; ``response_id`` is the provider's id for the response, when it has one.
+    """
+
+    role: Literal["assistant"] = "assistant"
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    response_id: str | None = None
+
+    @property
+    def tool_calls(self) -> list[ToolCallBlock]:
+        """The tool calls in order."""
+        return [b for b in self.content if isinstance(b, ToolCallBlock)]
+
+    @property
+    def thinking(self) -> list[ThinkingBlock]:
+        """The thinking blocks in order."""
+        return [b for b in self.content if isinstance(b, ThinkingBlock)]
+
+
+class ToolMessage(_MessageBase):
+    """Results of tool calls, one `ToolResultBlock` each."""
+
+    role: Literal["tool"] = "tool"
+
+    @classmethod
+    def from_result(
+        cls,
+        tool_call_id: str,
+        content: str | Sequence[ContentBlock] | ContentBlock,
+        *,
+        is_error: bool = False,
+        name: str | None = None,
+    ) -> ToolMessage:
+        """A message holding one tool result."""
+        result = ToolResultBlock(
+            tool_call_id=tool_call_id,
+            content=content if isinstance(content, str) else _as_list(content),
+            is_error=is_error,
+            name=name,
+        )
+        return cls(content=[result])
+
+    @classmethod
+    def from_results(cls, results: Iterable[ToolResultBlock]) -> ToolMessage:
+        """A message holding several tool results (parallel calls)."""
+        return cls(content=list(results))
+
+    @property
+    def results(self) -> list[ToolResultBlock]:
+        """The tool results in order."""
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+
+def _as_list(content: Sequence[ContentBlock] | ContentBlock) -> list[ContentBlock]:
+    if isinstance(content, BaseModel):
+        return [content]
+    return list(content)
+
+
+class CustomMessage(_MessageBase):
+    """An application's own entry in a session (a UI note, a file attachment record...).
+
+    Kept in history for context reconstruction; never sent to a model.
+    """
+
+    role: Literal["custom"] = "custom"
+    custom_type: str
+    data: dict[str, Any] = {}
+
+
+class BranchSummaryMessage(_MessageBase):
+    """A summary of a conversation branch that was left, kept for context; never sent."""
+
+    role: Literal["branch_summary"] = "branch_summary"
+    summary: str
+    from_id: str | None = None
+
+
+class CompactionSummaryMessage(_MessageBase):
+    """A summary replacing compacted history, kept for context; never sent as is."""
+
+    role: Literal["compaction_summary"] = "compaction_summary"
+    summary: str
+    tokens_before: int | None = None
+    first_kept_id: str | None = None
+
+
+def _role_of(value: Any) -> str | None:
+    role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
+    return normalize_role(role) if isinstance(role, str) else None
+
+
+Message = Annotated[
+    Union[
+        Annotated[SystemMessage, Tag("system")],
+        Annotated[UserMessage, Tag("user")],
+        Annotated[AssistantMessage, Tag("assistant")],
+        Annotated[ToolMessage, Tag("tool")],
+        Annotated[CustomMessage, Tag("custom")],
+        Annotated[BranchSummaryMessage, Tag("branch_summary")],
+        Annotated[CompactionSummaryMessage, Tag("compaction_summary")],
+    ],
+    Discriminator(_role_of),
+]
+"""Any message, tagged by ``role`` (aliases accepted)."""
+
+SESSION_ROLES = frozenset({"custom", "branch_summary", "compaction_summary"})
+"""Roles kept for context reconstruction that translators never send."""
+
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+_FORMAT_NAME = "mediablocks.messages"
+
+
+def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> str:
+    """A versioned JSON document holding the messages, media bytes inline as base64."""
+    body = _MESSAGES.dump_json(list(messages), indent=indent).decode("utf-8")
+    return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
+
+
+def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Message]:
+    """Messages from `dump_messages` output (or a bare JSON list of messages).
+
+    Raises `DecodeError` for JSON that is not a message document, or a version newer than this
+    library understands.
+    """
+    document: Any = data
+    if isinstance(data, (str, bytes)):
+        try:
+            document = json.loads(data)
+        except ValueError as exc:
+            raise DecodeError(f"message history is not valid JSON: {exc}") from None
+    if isinstance(document, dict):
+        if document.get("format") != _FORMAT_NAME:
+            raise DecodeError(
+                f"not a mediablocks message document (format {document.get('format')!r})"
+            )
+        version = document.get("version")
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise DecodeError(
+                f"message document version {version!r} is not supported "
+                f"(this mediablocks reads up to {FORMAT_VERSION})"
+            )
+        document = document.get("messages")
+    if not isinstance(document, list):
+        raise DecodeError("a message history must be a JSON list of messages")
+    try:
+        return _MESSAGES.validate_python(document)
+    except ValidationError as exc:
+        raise DecodeError(f"invalid message history: {summarize_validation_error(exc)}") from None

@@ -1,0 +1,106 @@
+"""`FetchPolicy`: what reading a URL or a path may do, set per call or once for a scope.
+
+A policy is immutable. Pass one to `fetch`, `MediaBlock.read` or `aread`, or make it the default
+for a block of code with `use_policy`, safe across threads and asyncio tasks (a context variable)::
+
+    with mb.use_policy(mb.FetchPolicy(max_bytes=5_000_000)):
+        data = block.read()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["DEFAULT_MAX_BYTES", "FetchPolicy", "current_policy", "use_policy"]
+
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """Limits and permissions for fetching URLs and reading paths.
+
+    The defaults are safe for URLs that came from untrusted users: only http and https, no private,
+    loopback, link-local or metadata addresses, at most 50 MiB, 30 seconds in all, 5 redirects.
+    Widen them on purpose with `replace` or by building a new policy.
+    """
+
+    allow_private: bool = False
+    """Allow addresses in private, loopback, link-local, CGNAT and other non-public ranges."""
+    allowed_schemes: frozenset[str] = frozenset({"http", "https"})
+    """URL schemes the fetcher accepts. ``file:`` is never fetched: use ``from_path``."""
+    max_bytes: int = DEFAULT_MAX_BYTES
+    """The most bytes one fetch may download; reading stops there with `TooLargeError`."""
+    timeout: float = 30.0
+    """Seconds for the whole fetch, redirects and a slowly trickling body included."""
+    max_redirects: int = 5
+    """Redirects followed before giving up."""
+    allowed_hosts: frozenset[str] | None = None
+    """When set, only these host names (or ``*.example.com`` suffix patterns) may be fetched."""
+    blocked_hosts: frozenset[str] = frozenset()
+    """Host names (or ``*.suffix`` patterns) never fetched."""
+    allowed_roots: tuple[str, ...] | None = None
+    """When set, `from_path` blocks may only read files under these folders (symlinks resolved)."""
+    user_agent: str = "mediablocks"
+    """The User-Agent header sent with each request."""
+    client: httpx.Client | None = field(default=None, compare=False, repr=False)
+    """An httpx client to send requests with (its own redirects are not used)."""
+    async_client: httpx.AsyncClient | None = field(default=None, compare=False, repr=False)
+    """An httpx async client for `afetch`."""
+    transport: httpx.BaseTransport | None = field(default=None, compare=False, repr=False)
+    """An httpx transport for the sync client the fetcher builds when no client is given."""
+    async_transport: httpx.AsyncBaseTransport | None = field(
+        default=None, compare=False, repr=False
+    )
+    """An httpx transport for the async client the fetcher builds."""
+
+    def __post_init__(self) -> None:
+        if self.max_bytes <= 0:
+            raise ValueError(f"FetchPolicy.max_bytes must be positive, got {self.max_bytes}")
+        if self.timeout <= 0:
+            raise ValueError(f"FetchPolicy.timeout must be positive, got {self.timeout}")
+        if self.max_redirects < 0:
+            raise ValueError(f"FetchPolicy.max_redirects must be >= 0, got {self.max_redirects}")
+        # Accept any iterable of strings for the set-like fields, stored lower-case and frozen.
+        object.__setattr__(self, "allowed_schemes", _lower_set(self.allowed_schemes))
+        object.__setattr__(self, "blocked_hosts", _lower_set(self.blocked_hosts))
+        if self.allowed_hosts is not None:
+            object.__setattr__(self, "allowed_hosts", _lower_set(self.allowed_hosts))
+        if self.allowed_roots is not None:
+            object.__setattr__(self, "allowed_roots", tuple(str(r) for r in self.allowed_roots))
+
+    def replace(self, **changes: Any) -> FetchPolicy:
+        """A copy with some fields changed: ``policy.replace(max_bytes=10_000_000)``."""
+        return replace(self, **changes)
+
+
+def _lower_set(values: Any) -> frozenset[str]:
+    if isinstance(values, str):
+        values = [values]
+    return frozenset(str(v).lower() for v in values)
+
+
+_DEFAULT = FetchPolicy()
+_current: ContextVar[FetchPolicy] = ContextVar("mediablocks_fetch_policy", default=_DEFAULT)
+
+
+def current_policy(policy: FetchPolicy | None = None) -> FetchPolicy:
+    """The policy to use: the one given, else the scope's (see `use_policy`), else the defaults."""
+    return policy if policy is not None else _current.get()
+
+
+@contextmanager
+def use_policy(policy: FetchPolicy) -> Iterator[FetchPolicy]:
+    """Make ``policy`` the default for reads and fetches inside the ``with`` block."""
+    token = _current.set(policy)
+    try:
+        yield policy
+    finally:
+        _current.reset(token)

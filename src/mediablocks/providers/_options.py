@@ -1,0 +1,100 @@
+"""Provider names and the options every translator takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from ..errors import UnknownProviderError
+from ..policy import FetchPolicy
+
+__all__ = [
+    "ALIASES",
+    "PROVIDERS",
+    "EncodeOptions",
+    "MediaSink",
+    "ProviderName",
+    "canonical_provider",
+]
+
+ProviderName = Literal[
+    "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "ollama"
+]
+PROVIDERS: tuple[str, ...] = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "mistral",
+    "ollama",
+)
+ALIASES: dict[str, str] = {
+    "openai": "openai-chat",
+    "openai-chat-completions": "openai-chat",
+    "openai-completions": "openai-chat",
+    "responses": "openai-responses",
+    "google": "gemini",
+    "google-genai": "gemini",
+    "bedrock-converse": "bedrock",
+    "aws-bedrock": "bedrock",
+}
+
+
+def canonical_provider(name: str) -> str:
+    """The canonical wire-format name for a name or alias (``openai`` -> ``openai-chat``)."""
+    key = name.strip().lower().replace("_", "-")
+    key = ALIASES.get(key, key)
+    if key not in PROVIDERS:
+        known = ", ".join(PROVIDERS)
+        raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
+    return key
+
+
+class MediaSink:
+    """Collects media payloads as placeholders so `encode_json` can stream their base64 later.
+
+    A translator asks for a media field through the helpers in ``_common``; when a sink is set, it
+    gets back a unique placeholder string instead of the base64 text.
+    """
+
+    def __init__(self) -> None:
+        self.token = "\ue000mediablocks-media-"
+        self.items: list[tuple[Any, str]] = []
+
+    def add(self, block: Any, form: Literal["base64", "data_uri"]) -> str:
+        index = len(self.items)
+        self.items.append((block, form))
+        return f"{self.token}{index}\ue001"
+
+
+@dataclass(frozen=True)
+class EncodeOptions:
+    """How a translator turns messages into a provider's request fields.
+
+    Everything has a documented default; `mb.encode` builds this from its keyword arguments.
+    """
+
+    target: Literal["sdk", "json"] = "sdk"
+    """``sdk``: what the official Python SDK accepts (raw bytes where boto3 and google-genai
+    take bytes).
+    ``json``: the HTTP API's JSON (base64 strings, the REST field names)."""
+    url_media: Literal["auto", "url", "inline"] = "auto"
+    """Who fetches URL media. ``url``: pass the URL, the provider fetches it (raise
+    `UnsupportedBlockError` where it cannot). ``inline``: we fetch under ``policy`` and send bytes.
+    ``auto``: the provider's documented default (URL where it fetches that kind, else inline)."""
+    policy: FetchPolicy | None = None
+    """Fetch policy for URL media we inline (defaults to the scope's, see `use_policy`)."""
+    thinking: Literal["drop", "text"] = "drop"
+    """Thinking the target cannot replay (another provider's, or a kind it has no place for):
+    ``drop`` it (default), or send it as ``text``."""
+    tool_result_media: Literal["error", "user_message"] = "user_message"
+    """Media inside tool results for a provider that cannot put media there (OpenAI Chat,
+    Mistral, Ollama): ``user_message`` moves it into a user message right after the tool
+    results, saying which call it belongs to; ``error`` raises `UnsupportedBlockError`."""
+    media_sink: MediaSink | None = field(default=None, compare=False, repr=False)
+    """Set by `encode_json` only."""
+
+    def replace(self, **changes: Any) -> EncodeOptions:
+        """A copy with some options changed."""
+        return replace(self, **changes)

@@ -1,0 +1,257 @@
+"""Where a media block's bytes come from: memory, a local path, a URL or a provider's file id.
+
+Sources are lazy: building one does no I/O. `read` resolves the bytes once and caches them on the
+source, so encoding a block many times reads or downloads it once. `header` gives the first
+`HEADER_WINDOW` bytes for MIME detection, reading only that window from a file not read yet.
+"""
+
+from __future__ import annotations
+
+import binascii
+import os
+import threading
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .errors import FetchError, PathNotAllowedError, SourceError
+from .mime import HEADER_WINDOW
+from .policy import FetchPolicy, current_policy
+
+__all__ = [
+    "BytesSource",
+    "FileIdSource",
+    "PathSource",
+    "Source",
+    "URLSource",
+    "path_from_file_uri",
+]
+
+
+class _BaseSource(BaseModel):
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    _data: bytes | None = PrivateAttr(default=None)
+    _header: bytes | None = PrivateAttr(default=None)
+    _base64: str | None = PrivateAttr(default=None)
+    _hint: str | None = PrivateAttr(default=None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def __eq__(self, other: object) -> bool:
+        # Fields only: the read cache and lock are not part of a source's identity.
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def loaded(self) -> bool:
+        """True once the bytes are in memory."""
+        return self._data is not None
+
+    @property
+    def content_type_hint(self) -> str | None:
+        """A MIME type learned while reading (an HTTP Content-Type), used only as a fallback."""
+        return self._hint
+
+    def describe(self) -> str:
+        """A short human description for error messages, e.g. ``path 'photo.jpg'``."""
+        raise NotImplementedError
+
+    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
+        """The first bytes of the media, at most `HEADER_WINDOW`, for MIME detection."""
+        if self._data is not None:
+            return memoryview(self._data)[:HEADER_WINDOW]
+        return memoryview(self.read(policy))[:HEADER_WINDOW]
+
+    def peek_header(self) -> bytes | memoryview | None:
+        """The header if it is available without network I/O (None for an unread URL)."""
+        return self.header()
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        """The whole media as bytes, resolved once and cached."""
+        raise NotImplementedError
+
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        """`read` for asyncio code; only URL sources do real async I/O."""
+        return self.read(policy)
+
+    def cached_base64(self) -> str | None:
+        """The base64 text if it was computed already."""
+        return self._base64
+
+    def base64(self, policy: FetchPolicy | None = None) -> str:
+        """The media as standard base64 text, computed once and cached."""
+        cached = self._base64
+        if cached is None:
+            cached = binascii.b2a_base64(self.read(policy), newline=False).decode("ascii")
+            self._base64 = cached
+        return cached
+
+    def _store(self, data: bytes) -> bytes:
+        with self._lock:
+            if self._data is None:
+                self._data = data
+                self._header = None
+            return self._data
+
+
+class BytesSource(_BaseSource):
+    """Bytes already in memory (kept as the very object given, never copied)."""
+
+    kind: Literal["bytes"] = "bytes"
+    data: bytes
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._data = self.data
+
+    def describe(self) -> str:
+        return f"{len(self.data)} bytes in memory"
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        return self.data
+
+
+class PathSource(_BaseSource):
+    """A local file, named explicitly by the caller. Read lazily, once."""
+
+    kind: Literal["path"] = "path"
+    path: str
+
+    def describe(self) -> str:
+        return f"path {os.path.basename(self.path)!r}"
+
+    def _checked_path(self, policy: FetchPolicy | None) -> str:
+        roots = current_policy(policy).allowed_roots
+        if roots is None:
+            return self.path
+        if ".." in self.path.replace("\\", "/").split("/"):
+            raise PathNotAllowedError(f"{self.describe()}: '..' is not allowed in confined paths")
+        real = os.path.realpath(self.path)
+        for root in roots:
+            real_root = os.path.realpath(root)
+            if os.path.commonpath([real, real_root]) == real_root:
+                return real
+        raise PathNotAllowedError(
+            f"{self.describe()}: resolves outside the allowed roots "
+            f"(FetchPolicy.allowed_roots={list(roots)!r})"
+        )
+
+    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
+        if self._data is not None:
+            return memoryview(self._data)[:HEADER_WINDOW]
+        if self._header is None:
+            path = self._checked_path(policy)
+            try:
+                with open(path, "rb") as handle:
+                    self._header = handle.read(HEADER_WINDOW)
+            except OSError as exc:
+                raise SourceError(
+                    f"{self.describe()}: cannot read: {exc.strerror or exc}"
+                ) from None
+        return self._header
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        if self._data is not None:
+            return self._data
+        path = self._checked_path(policy)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except IsADirectoryError:
+            raise SourceError(f"{self.describe()}: is a directory, not a file") from None
+        except OSError as exc:
+            raise SourceError(f"{self.describe()}: cannot read: {exc.strerror or exc}") from None
+        return self._store(data)
+
+
+class URLSource(_BaseSource):
+    """An http(s) URL. Nothing is fetched until `read`; the fetch policy applies then."""
+
+    kind: Literal["url"] = "url"
+    url: str
+
+    def describe(self) -> str:
+        shown = self.url if len(self.url) <= 80 else self.url[:77] + "..."
+        return f"URL {shown!r}"
+
+    def peek_header(self) -> bytes | memoryview | None:
+        if self._data is None:
+            return None
+        return memoryview(self._data)[:HEADER_WINDOW]
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        if self._data is not None:
+            return self._data
+        fetch = _fetcher()
+        result = fetch.fetch(self.url, policy)
+        self._hint = result.mime_type
+        return self._store(result.data)
+
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        if self._data is not None:
+            return self._data
+        fetch = _fetcher()
+        result = await fetch.afetch(self.url, policy)
+        self._hint = result.mime_type
+        return self._store(result.data)
+
+
+class FileIdSource(_BaseSource):
+    """A file already uploaded to a provider (OpenAI file id, Anthropic file id, Gemini file URI).
+
+    The bytes live at the provider: translators pass the id along, and `read` raises `SourceError`.
+    """
+
+    kind: Literal["file_id"] = "file_id"
+    file_id: str
+    provider: str | None = None
+
+    def describe(self) -> str:
+        where = f" at {self.provider}" if self.provider else ""
+        return f"file id {self.file_id!r}{where}"
+
+    def peek_header(self) -> bytes | memoryview | None:
+        return None
+
+    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
+        return b""
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        raise SourceError(
+            f"{self.describe()}: the bytes are stored at the provider and cannot be read here"
+        )
+
+
+Source = Annotated[BytesSource | PathSource | URLSource | FileIdSource, Field(discriminator="kind")]
+"""Any media source, tagged by ``kind`` in JSON."""
+
+
+def _fetcher() -> Any:
+    try:
+        from . import fetch
+    except ImportError:  # pragma: no cover - only while the fetcher is not part of the build
+        raise FetchError("fetching URLs is not available in this version of mediablocks") from None
+    return fetch
+
+
+def path_from_file_uri(uri: str) -> str:
+    """The local path of a ``file:`` URI: ``file:/a/b``, ``file:///a/b``, ``file://localhost/a/b``.
+
+    Percent-escapes are decoded. A remote host (``file://server/share``) is refused.
+    """
+    from urllib.parse import unquote, urlsplit
+    from urllib.request import url2pathname
+
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
+        raise ValueError(f"not a file: URI: {uri!r}")
+    if parts.netloc not in ("", "localhost"):
+        raise ValueError(
+            f"file: URI names a remote host {parts.netloc!r}; only local files are read"
+        )
+    path = parts.path
+    if not path:
+        raise ValueError(f"file: URI has no path: {uri!r}")
+    return url2pathname(path) if os.name == "nt" else unquote(path)
