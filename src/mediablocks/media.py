@@ -265,12 +265,12 @@ class MediaBlock(BlockBase):
         if is_data_uri(url):
             return cls.from_data_uri(url, mime_type, filename=filename, strict=strict)
         parts = urlsplit(url)
-        if not parts.scheme or not parts.netloc:
-            raise InvalidSourceError(f"{cls.__name__}.from_url needs an absolute URL, got {url!r}")
         if parts.scheme.lower() == "file":
             raise InvalidSourceError(
                 f"{cls.__name__}.from_url refuses file: URLs; use from_path to read local files"
             )
+        if not parts.scheme or not parts.netloc:
+            raise InvalidSourceError(f"{cls.__name__}.from_url needs an absolute URL, got {url!r}")
         name = filename or unquote(parts.path.rsplit("/", 1)[-1]) or None
         return cls.from_source(URLSource(url=url), mime_type, name, strict)
 

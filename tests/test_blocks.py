@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+
+import mediablocks as mb
+
+
+def test_every_block_round_trips_through_json(png_bytes: bytes) -> None:
+    blocks: list[mb.Block] = [
+        mb.TextBlock(text="héllo", annotations=[{"type": "citation", "start": 0}]),
+        mb.ThinkingBlock(thinking="hmm", signature="sig==", provider="anthropic"),
+        mb.ThinkingBlock(redacted=True, redacted_data="opaque", provider="anthropic"),
+        mb.ToolCallBlock(id="call_1", name="lookup", args={"q": "cats", "n": 2}),
+        mb.ToolCallBlock(id="call_2", name="broken", raw_args='{"q": '),
+        mb.ToolResultBlock(
+            tool_call_id="call_1",
+            content=[mb.TextBlock(text="found"), mb.ImageBlock.from_bytes(png_bytes)],
+            name="lookup",
+            metadata={"ms": 12},
+        ),
+        mb.ToolResultBlock(tool_call_id="call_2", content="bad args", is_error=True),
+        mb.RawBlock(provider="anthropic", data={"type": "server_tool_use", "id": "s1"}),
+        mb.TextBlock(text="x", provider_data={"gemini": {"thought_signature": "c2ln"}}),
+    ]
+    text = "[" + ",".join(b.model_dump_json() for b in blocks) + "]"
+    assert mb.parse_blocks(text) == blocks
+
+
+def test_tool_call_flags_invalid_arguments() -> None:
+    assert mb.ToolCallBlock(id="a", name="f", args={"x": 1}).args_valid
+    broken = mb.ToolCallBlock(id="a", name="f", raw_args="{not json")
+    assert not broken.args_valid
+    assert broken.args == {}
+
+
+def test_tool_result_text_and_media(png_bytes: bytes) -> None:
+    image = mb.ImageBlock.from_bytes(png_bytes)
+    result = mb.ToolResultBlock(tool_call_id="c", content=[mb.TextBlock(text="a"), image])
+    assert result.text == "a"
+    assert result.media == [image]
+    single = mb.ToolResultBlock(tool_call_id="c", content=image)
+    assert single.media == [image]
+
+
+def test_parse_block_unknown_type_is_a_decode_error() -> None:
+    with pytest.raises(mb.DecodeError, match="not a valid block"):
+        mb.parse_block({"type": "hologram"})
+
+
+def test_blocks_forbid_unknown_fields() -> None:
+    with pytest.raises(mb.DecodeError, match="(?i)extra"):
+        mb.parse_block({"type": "text", "text": "a", "colour": "red"})
+
+
+def test_opaque_provider_data_is_per_provider() -> None:
+    block = mb.TextBlock(text="a", provider_data={"gemini": {"thought_signature": "s"}})
+    assert block.for_provider("gemini") == {"thought_signature": "s"}
+    assert block.for_provider("anthropic") == {}
+
+
+def test_equality_ignores_read_caches(tmp_path: object, png_bytes: bytes) -> None:
+    a = mb.ImageBlock.from_bytes(png_bytes)
+    b = mb.ImageBlock.from_bytes(png_bytes)
+    a.to_base64()  # fills a's cache only
+    assert a == b

@@ -1,0 +1,326 @@
+from __future__ import annotations
+
+import base64
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+import mediablocks as mb
+from mediablocks.sources import BytesSource, PathSource, URLSource
+
+from .conftest import PUBLIC_TESTDATA, make_jpeg, make_png, make_wav
+
+
+def _pdf() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (20, 20), "white").save(buffer, "PDF")
+    return buffer.getvalue()
+
+
+# -- from_bytes and the bytes-decide rule -------------------------------------------------------
+
+
+def test_from_bytes_keeps_the_very_bytes_object(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(png_bytes)
+    assert block.read() is png_bytes
+    assert block.mime_type == "image/png"
+    assert block.loaded
+
+
+def test_from_bytes_copies_a_mutable_buffer_once(png_bytes: bytes) -> None:
+    buffer = bytearray(png_bytes)
+    block = mb.ImageBlock.from_bytes(buffer)
+    buffer[:4] = b"XXXX"  # the caller's later changes do not reach the block
+    assert block.read() == png_bytes
+
+
+def test_declared_type_contradicting_the_bytes_is_corrected(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(png_bytes, "image/jpeg")
+    assert block.mime_type == "image/png"
+    assert block.to_base64()[1] == "image/png"
+
+
+def test_strict_mode_raises_on_contradiction(png_bytes: bytes) -> None:
+    with pytest.raises(mb.MediaTypeError, match=r"declared image/jpeg but the bytes are image/png"):
+        mb.ImageBlock.from_bytes(png_bytes, "image/jpeg", strict=True)
+
+
+def test_declared_alias_is_normalised(jpeg_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(jpeg_bytes, "image/jpg", strict=True)
+    assert block.declared_mime == "image/jpeg"
+    assert block.mime_type == "image/jpeg"
+
+
+def test_image_block_refuses_bytes_that_are_not_an_image() -> None:
+    with pytest.raises(mb.MediaTypeError, match="application/pdf, not image media"):
+        mb.ImageBlock.from_bytes(_pdf())
+
+
+def test_audio_block_refuses_an_image(png_bytes: bytes) -> None:
+    with pytest.raises(mb.MediaTypeError, match="not audio media"):
+        mb.AudioBlock.from_bytes(png_bytes)
+
+
+def test_empty_bytes_are_refused_for_media() -> None:
+    with pytest.raises(mb.MediaTypeError, match="holds no bytes"):
+        mb.ImageBlock.from_bytes(b"")
+
+
+def test_unrecognised_bytes_keep_a_declared_custom_type_only() -> None:
+    data = b"\x00\x01custom-format\x02" * 4
+    assert mb.FileBlock.from_bytes(data, "application/x-custom").mime_type == "application/x-custom"
+    assert mb.FileBlock.from_bytes(data).mime_type == "application/octet-stream"
+
+
+def test_unrecognised_bytes_declared_as_a_type_we_always_detect_are_refused() -> None:
+    with pytest.raises(mb.MediaTypeError, match="declared image/png but the bytes are not"):
+        mb.ImageBlock.from_bytes(os.urandom(64), "image/png")
+
+
+def test_text_like_declaration_beats_a_text_heuristic() -> None:
+    block = mb.FileBlock.from_bytes(b"a\tb\tc\n1\t2\t3\n", "text/tab-separated-values")
+    assert block.mime_type == "text/tab-separated-values"
+
+
+def test_non_buffer_input_is_a_clear_error() -> None:
+    with pytest.raises(mb.InvalidSourceError, match="needs bytes"):
+        mb.ImageBlock.from_bytes("not bytes")  # type: ignore[arg-type]
+
+
+# -- base64 and data URIs --------------------------------------------------------------------
+
+
+def test_to_base64_and_data_uri(jpeg_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(jpeg_bytes)
+    data, mime = block.to_base64()
+    assert base64.b64decode(data) == jpeg_bytes
+    assert mime == "image/jpeg"
+    assert block.to_data_uri() == f"data:image/jpeg;base64,{data}"
+
+
+def test_base64_is_computed_once(jpeg_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(jpeg_bytes)
+    first, _ = block.to_base64()
+    second, _ = block.to_base64()
+    assert first is second
+
+
+def test_from_base64_bare_and_data_uri(png_bytes: bytes) -> None:
+    encoded = base64.b64encode(png_bytes).decode()
+    assert mb.ImageBlock.from_base64(encoded).read() == png_bytes
+    from_uri = mb.ImageBlock.from_base64("data:image/png;base64," + encoded)
+    assert from_uri.read() == png_bytes
+    assert from_uri.declared_mime == "image/png"
+
+
+def test_from_data_uri_takes_the_filename_parameter(png_bytes: bytes) -> None:
+    uri = "data:image/png;name=shot.png;base64," + base64.b64encode(png_bytes).decode()
+    assert mb.ImageBlock.from_data_uri(uri).filename == "shot.png"
+
+
+def test_malformed_base64_raises_decode_error() -> None:
+    with pytest.raises(mb.DecodeError, match="position"):
+        mb.ImageBlock.from_base64("iVBORw0K$$$")
+
+
+def test_data_uri_declaring_the_wrong_type_is_corrected(png_bytes: bytes) -> None:
+    uri = "data:image/gif;base64," + base64.b64encode(png_bytes).decode()
+    assert mb.ImageBlock.from_data_uri(uri).mime_type == "image/png"
+
+
+# -- paths -----------------------------------------------------------------------------------
+
+
+def test_from_path_is_lazy_and_reads_once(tmp_path: Path, png_bytes: bytes) -> None:
+    path = tmp_path / "shot.png"
+    block = mb.ImageBlock.from_path(path)  # no file yet: construction does no I/O
+    assert not block.loaded
+    path.write_bytes(png_bytes)
+    assert block.mime_type == "image/png"
+    assert not block.loaded  # only the header window was read for the type
+    first = block.read()
+    path.write_bytes(b"changed")
+    assert block.read() is first  # cached: one read however many encodes
+    assert block.to_base64()[0] == base64.b64encode(png_bytes).decode()
+
+
+@pytest.mark.parametrize("form", ["str", "pathlike", "file:", "file://", "file://localhost"])
+def test_from_path_forms(tmp_path: Path, png_bytes: bytes, form: str) -> None:
+    path = tmp_path / "a b.png"
+    path.write_bytes(png_bytes)
+    source: str | Path = {
+        "str": str(path),
+        "pathlike": path,
+        "file:": "file:" + str(path).replace(" ", "%20"),
+        "file://": path.as_uri(),
+        "file://localhost": "file://localhost" + str(path).replace(" ", "%20"),
+    }[form]
+    block = mb.ImageBlock.from_path(source)
+    assert block.read() == png_bytes
+    assert block.filename == "a b.png"
+
+
+def test_from_path_refuses_a_remote_file_uri() -> None:
+    with pytest.raises(mb.InvalidSourceError, match="remote host"):
+        mb.ImageBlock.from_path("file://server/share/x.png")
+
+
+def test_missing_file_is_a_source_error_naming_the_block(tmp_path: Path) -> None:
+    block = mb.ImageBlock.from_path(tmp_path / "missing.png")
+    with pytest.raises(mb.SourceError, match="missing.png") as info:
+        block.read()
+    assert isinstance(info.value, OSError)
+
+
+def test_path_holding_the_wrong_kind_is_refused_on_read(tmp_path: Path) -> None:
+    path = tmp_path / "photo.png"
+    path.write_bytes(_pdf())
+    block = mb.ImageBlock.from_path(path)
+    with pytest.raises(mb.MediaTypeError, match="photo.png"):
+        block.read()
+
+
+def test_filename_is_a_basename_never_a_path(tmp_path: Path, png_bytes: bytes) -> None:
+    path = tmp_path / "secret-folder" / "x.png"
+    path.parent.mkdir()
+    path.write_bytes(png_bytes)
+    block = mb.ImageBlock.from_path(path)
+    assert block.filename == "x.png"
+    assert "secret-folder" not in (block.filename or "")
+    assert mb.FileBlock.from_bytes(b"%PDF-1.4\n", filename="C:\\Users\\ana\\doc.pdf").filename == (
+        "doc.pdf"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("../../etc/passwd", "passwd"), ("..", None), ("a\x00b\nc.txt", "abc.txt"), ("", None)],
+)
+def test_sanitize_filename(given: str, expected: str | None) -> None:
+    assert mb.sanitize_filename(given) == expected
+
+
+def test_allowed_roots_confine_path_reads(tmp_path: Path, png_bytes: bytes) -> None:
+    inside = tmp_path / "root"
+    inside.mkdir()
+    (inside / "ok.png").write_bytes(png_bytes)
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(png_bytes)
+    (inside / "link.png").symlink_to(outside)
+    policy = mb.FetchPolicy(allowed_roots=(str(inside),))
+    assert mb.ImageBlock.from_path(inside / "ok.png").read(policy) == png_bytes
+    with pytest.raises(mb.PathNotAllowedError, match="outside the allowed roots"):
+        mb.ImageBlock.from_path(inside / "link.png").read(policy)
+    with pytest.raises(mb.PathNotAllowedError):
+        mb.ImageBlock.from_path(outside).read(policy)
+    with mb.use_policy(policy), pytest.raises(mb.PathNotAllowedError):
+        mb.ImageBlock.from_path(outside).read()
+
+
+# -- URLs ------------------------------------------------------------------------------------
+
+
+def test_from_url_does_no_io_and_guesses_a_provisional_type() -> None:
+    block = mb.ImageBlock.from_url("https://example.com/pics/cat%201.jpg?x=1")
+    assert isinstance(block.source, URLSource)
+    assert not block.loaded
+    assert block.mime_type == "image/jpeg"  # provisional, from the extension
+    assert block.filename == "cat 1.jpg"
+
+
+def test_from_url_refuses_file_urls_and_relative_urls() -> None:
+    with pytest.raises(mb.InvalidSourceError, match="from_path"):
+        mb.ImageBlock.from_url("file:///etc/passwd")
+    with pytest.raises(mb.InvalidSourceError, match="absolute URL"):
+        mb.ImageBlock.from_url("pics/cat.jpg")
+
+
+def test_from_url_with_a_data_url_decodes_it(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_url("data:image/png;base64," + base64.b64encode(png_bytes).decode())
+    assert isinstance(block.source, BytesSource)
+    assert block.read() == png_bytes
+
+
+def test_file_id_block_is_passed_along_not_read() -> None:
+    block = mb.FileBlock.from_file_id("file-abc", "application/pdf", provider="openai")
+    assert block.mime_type == "application/pdf"
+    with pytest.raises(mb.SourceError, match="stored at the provider"):
+        block.read()
+
+
+# -- PIL and media_block ---------------------------------------------------------------------
+
+
+def test_from_pil_keeps_png_for_transparency_and_jpeg_for_photos() -> None:
+    rgba = Image.new("RGBA", (8, 8), (255, 0, 0, 128))
+    assert mb.ImageBlock.from_pil(rgba).mime_type == "image/png"
+    photo = Image.open(io.BytesIO(make_jpeg()))
+    assert mb.ImageBlock.from_pil(photo).mime_type == "image/jpeg"
+    forced = mb.ImageBlock.from_pil(rgba, format="JPEG")
+    assert forced.mime_type == "image/jpeg"
+    assert Image.open(io.BytesIO(forced.read())).size == (8, 8)
+
+
+def test_media_block_picks_the_class_from_the_bytes(tmp_path: Path) -> None:
+    assert type(mb.media_block(make_png())) is mb.ImageBlock
+    assert type(mb.media_block(make_wav())) is mb.AudioBlock
+    assert type(mb.media_block(_pdf())) is mb.FileBlock
+    path = tmp_path / "clip.bin"  # the extension says nothing; the bytes decide
+    path.write_bytes(make_wav())
+    block = mb.media_block(path)
+    assert type(block) is mb.AudioBlock
+    assert isinstance(block.source, PathSource)
+    assert block.mime_type == "audio/wav"
+
+
+def test_media_block_from_strings(png_bytes: bytes) -> None:
+    uri = "data:image/png;base64," + base64.b64encode(png_bytes).decode()
+    assert type(mb.media_block(uri)) is mb.ImageBlock
+    url_block = mb.media_block("https://example.com/a.wav")
+    assert type(url_block) is mb.AudioBlock
+    assert not url_block.loaded
+
+
+def test_media_block_will_not_guess_a_plain_string_is_a_path() -> None:
+    with pytest.raises(mb.InvalidSourceError, match=r"pathlib.Path"):
+        mb.media_block("photo.png")
+
+
+def test_media_block_passes_a_block_through(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(png_bytes)
+    assert mb.media_block(block) is block
+
+
+def test_media_block_rejects_other_types() -> None:
+    with pytest.raises(mb.InvalidSourceError, match="int"):
+        mb.media_block(42)
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def test_json_round_trip_keeps_bytes(jpeg_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(jpeg_bytes, filename="a.jpg").model_copy(
+        update={"detail": "low"}
+    )
+    text = block.model_dump_json()
+    back = mb.ImageBlock.model_validate_json(text)
+    assert back == block
+    assert back.read() == jpeg_bytes
+    assert back.detail == "low"
+
+
+def test_blocks_are_frozen(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(png_bytes)
+    with pytest.raises(ValueError, match="frozen"):
+        block.filename = "x.png"  # type: ignore[misc]
+
+
+@pytest.mark.skipif(not PUBLIC_TESTDATA.exists(), reason="shared/testdata-public is not beside us")
+def test_public_heic_is_an_image_block() -> None:
+    block = mb.media_block(PUBLIC_TESTDATA / "fixture-mif1.heic")
+    assert type(block) is mb.ImageBlock
+    assert block.mime_type in ("image/heic", "image/heif")
