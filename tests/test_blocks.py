@@ -48,7 +48,7 @@ def test_parse_block_unknown_type_is_a_decode_error() -> None:
 
 
 def test_blocks_forbid_unknown_fields() -> None:
-    with pytest.raises(mb.DecodeError, match="(?i)extra"):
+    with pytest.raises(mb.DecodeError, match=r"(?i)extra"):
         mb.parse_block({"type": "text", "text": "a", "colour": "red"})
 
 
