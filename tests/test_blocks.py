@@ -63,3 +63,13 @@ def test_equality_ignores_read_caches(tmp_path: object, png_bytes: bytes) -> Non
     b = mb.ImageBlock.from_bytes(png_bytes)
     a.to_base64()  # fills a's cache only
     assert a == b
+
+
+def test_parse_blocks_can_keep_unknown_types_as_raw() -> None:
+    items = [{"type": "text", "text": "a"}, {"type": "hologram", "depth": 3}]
+    with pytest.raises(mb.DecodeError):
+        mb.parse_blocks(items)
+    blocks = mb.parse_blocks(items, unknown="raw")
+    assert blocks[0] == mb.TextBlock(text="a")
+    assert blocks[1] == mb.RawBlock(provider="unknown", data={"type": "hologram", "depth": 3})
+    assert mb.parse_blocks('[{"type": "hologram"}]', unknown="raw")[0].type == "raw"

@@ -29,7 +29,19 @@ from .errors import (
     PathNotAllowedError,
     SourceError,
     TooLargeError,
+    UnknownProviderError,
     UnsupportedBlockError,
+)
+from .history import (
+    FlatItem,
+    count_tokens,
+    filter_messages,
+    merge_consecutive,
+    normalize_messages,
+    pretty,
+    pretty_print,
+    regroup_messages,
+    trim_messages,
 )
 from .media import (
     AudioBlock,
@@ -55,6 +67,8 @@ from .messages import (
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
 from .policy import FetchPolicy, current_policy, use_policy
+from .storage import load_history, media_summary, redacted, save_history
+from .validation import HistoryError, Problem, ensure_valid, validate
 
 __all__ = [
     "AssistantMessage",
@@ -72,6 +86,8 @@ __all__ = [
     "FetchPolicy",
     "FetchTimeoutError",
     "FileBlock",
+    "FlatItem",
+    "HistoryError",
     "ImageBlock",
     "ImageBombError",
     "InvalidSourceError",
@@ -80,6 +96,7 @@ __all__ = [
     "MediaTypeError",
     "Message",
     "PathNotAllowedError",
+    "Problem",
     "RawBlock",
     "SourceError",
     "SystemMessage",
@@ -89,23 +106,38 @@ __all__ = [
     "ToolCallBlock",
     "ToolMessage",
     "ToolResultBlock",
+    "UnknownProviderError",
     "UnsupportedBlockError",
     "Usage",
     "UserMessage",
     "VideoBlock",
     "__version__",
+    "count_tokens",
     "current_policy",
     "detect_mime",
     "dump_messages",
+    "ensure_valid",
+    "filter_messages",
+    "load_history",
     "load_messages",
     "media_block",
+    "media_summary",
+    "merge_consecutive",
     "mime_kind",
+    "normalize_messages",
     "normalize_mime",
     "parse_block",
     "parse_blocks",
     "parse_data_uri",
+    "pretty",
+    "pretty_print",
+    "redacted",
     "register_signature",
+    "regroup_messages",
     "sanitize_filename",
+    "save_history",
+    "trim_messages",
     "unregister_signature",
     "use_policy",
+    "validate",
 ]

@@ -1,0 +1,327 @@
+"""History utilities: a flat one-block-per-item view, trimming, merging, filtering, token counts.
+
+All functions take a list of messages and return new lists; messages are frozen and never changed
+in place.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any, Literal, TextIO
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from .blocks import (
+    Block,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from .media import MediaBlock
+from .messages import Message, SystemMessage, ToolMessage
+
+__all__ = [
+    "FlatItem",
+    "count_tokens",
+    "filter_messages",
+    "merge_consecutive",
+    "normalize_messages",
+    "pretty",
+    "pretty_print",
+    "regroup_messages",
+    "trim_messages",
+]
+
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
+
+BlockKind = Literal["text", "thinking", "tool_call", "tool_result", "media", "raw", "tools"]
+
+
+class FlatItem(BaseModel):
+    """One block of a history with its parent message's identity.
+
+    ``message`` holds the parent's other fields (usage, stop_reason, metadata...) on the first item
+    of each message only, so `regroup_messages` can rebuild the message exactly. A message with no
+    blocks gives one item whose ``block`` is None.
+    """
+
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    message_id: str
+    role: str
+    timestamp: datetime
+    model: str | None = None
+    index: int = 0
+    block: Block | None = None
+    message: dict[str, Any] = {}
+
+
+_IDENTITY_FIELDS = {"id", "role", "timestamp", "content"}
+
+
+def normalize_messages(messages: Sequence[Message]) -> list[FlatItem]:
+    """A flat stream: one `FlatItem` per block, carrying its message's id, role, time and model."""
+    items: list[FlatItem] = []
+    for message in messages:
+        rest = {
+            name: getattr(message, name)
+            for name in type(message).model_fields
+            if name not in _IDENTITY_FIELDS
+        }
+        model = rest.get("model")
+        first = FlatItem(
+            message_id=message.id,
+            role=message.role,
+            timestamp=message.timestamp,
+            model=model if isinstance(model, str) else None,
+            message=rest,
+        )
+        if not message.content:
+            items.append(first)
+            continue
+        items.append(first.model_copy(update={"block": message.content[0]}))
+        items.extend(
+            first.model_copy(update={"index": index, "block": block, "message": {}})
+            for index, block in enumerate(message.content[1:], start=1)
+        )
+    return items
+
+
+def regroup_messages(items: Iterable[FlatItem]) -> list[Message]:
+    """The inverse of `normalize_messages`: consecutive items of one message id become a message."""
+    messages: list[Message] = []
+    current: FlatItem | None = None
+    blocks: list[Block] = []
+
+    def flush() -> None:
+        if current is None:
+            return
+        data = {
+            **current.message,
+            "id": current.message_id,
+            "role": current.role,
+            "timestamp": current.timestamp,
+            "content": blocks,
+        }
+        messages.append(_MESSAGE.validate_python(data))
+
+    for item in items:
+        if current is None or item.message_id != current.message_id:
+            flush()
+            current, blocks = item, []
+        if item.block is not None:
+            blocks.append(item.block)
+    flush()
+    return messages
+
+
+def merge_consecutive(messages: Sequence[Message]) -> list[Message]:
+    """Merge adjacent messages of the same role into one (the first message's id and fields)."""
+    merged: list[Message] = []
+    for message in messages:
+        if merged and merged[-1].role == message.role and message.role != "custom":
+            previous = merged[-1]
+            merged[-1] = previous.model_copy(
+                update={"content": [*previous.content, *message.content]}
+            )
+        else:
+            merged.append(message)
+    return merged
+
+
+def _kind(block: Block) -> str:
+    if isinstance(block, MediaBlock):
+        return "media"
+    return block.type
+
+
+def filter_messages(
+    messages: Sequence[Message],
+    *,
+    roles: Iterable[str] | None = None,
+    drop: Iterable[BlockKind] = (),
+    keep_empty: bool = False,
+) -> list[Message]:
+    """Keep some roles and drop some block kinds.
+
+    ``drop`` takes ``"thinking"``, ``"media"`` (also inside tool results), ``"tools"`` (tool calls,
+    tool results and tool messages), ``"raw"``, ``"text"``. Messages left empty are removed unless
+    ``keep_empty``.
+    """
+    wanted_roles = set(roles) if roles is not None else None
+    dropped = set(drop)
+    if "tools" in dropped:
+        dropped |= {"tool_call", "tool_result"}
+    result: list[Message] = []
+    for message in messages:
+        if wanted_roles is not None and message.role not in wanted_roles:
+            continue
+        content: list[Block] = []
+        for block in message.content:
+            if _kind(block) in dropped:
+                continue
+            if (
+                "media" in dropped
+                and isinstance(block, ToolResultBlock)
+                and not isinstance(block.content, str)
+            ):
+                kept = [b for b in block.content if not isinstance(b, MediaBlock)]
+                block = block.model_copy(update={"content": kept})
+            content.append(block)
+        if content or keep_empty or (not message.content and wanted_roles is not None):
+            result.append(message.model_copy(update={"content": content}))
+    return result
+
+
+CHARS_PER_TOKEN = 4
+"""Text token rule: one token per four characters, rounded up (a common, documented average)."""
+_FALLBACK_MEDIA_TOKENS = 1000
+
+
+def _text_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _media_tokens(block: MediaBlock, provider: str | None, model: str | None) -> int:
+    try:
+        from .tokens import estimate_tokens
+    except ImportError:  # pragma: no cover - tokens.py is part of the package
+        return _FALLBACK_MEDIA_TOKENS
+    try:
+        return int(estimate_tokens(block, provider or "anthropic", model=model))
+    except Exception:  # an estimate must never break counting: fall back to a flat figure
+        return _FALLBACK_MEDIA_TOKENS
+
+
+def _block_tokens(block: Block, provider: str | None, model: str | None) -> int:
+    if isinstance(block, TextBlock):
+        return _text_tokens(block.text)
+    if isinstance(block, ThinkingBlock):
+        return _text_tokens(block.thinking or block.redacted_data or "")
+    if isinstance(block, ToolCallBlock):
+        import json
+
+        return _text_tokens(block.name) + _text_tokens(block.raw_args or json.dumps(block.args))
+    if isinstance(block, ToolResultBlock):
+        if isinstance(block.content, str):
+            return _text_tokens(block.content)
+        return sum(_block_tokens(b, provider, model) for b in block.content)
+    if isinstance(block, MediaBlock):
+        return _media_tokens(block, provider, model)
+    if isinstance(block, RawBlock):
+        return _text_tokens(str(block.data))
+    return 0  # pragma: no cover - every block kind is handled above
+
+
+def count_tokens(
+    messages: Message | Sequence[Message], provider: str | None = None, *, model: str | None = None
+) -> int:
+    """An approximate token count: text by `CHARS_PER_TOKEN`, media by `estimate_tokens`.
+
+    Media estimates come from header dimensions and durations; nothing is fetched.
+    """
+    items = [messages] if isinstance(messages, BaseModel) else list(messages)
+    return sum(_block_tokens(b, provider, model) for m in items for b in m.content)
+
+
+def _units(messages: Sequence[Message]) -> list[list[Message]]:
+    """Groups that must stay together: an assistant turn with tool calls and its tool results."""
+    units: list[list[Message]] = []
+    for message in messages:
+        is_result = isinstance(message, ToolMessage) or (
+            message.role == "user"
+            and message.content
+            and all(isinstance(b, ToolResultBlock) for b in message.content)
+        )
+        previous_calls = units and any(
+            isinstance(b, ToolCallBlock) for m in units[-1] for b in m.content
+        )
+        if is_result and previous_calls:
+            units[-1].append(message)
+        else:
+            units.append([message])
+    return units
+
+
+def trim_messages(
+    messages: Sequence[Message],
+    max_tokens: int,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    keep: Literal["last", "first"] = "last",
+    keep_system: bool = True,
+    counter: Callable[[Sequence[Message]], int] | None = None,
+) -> list[Message]:
+    """The longest run of messages (the most recent with ``keep="last"``) within ``max_tokens``.
+
+    System messages are kept first when ``keep_system``. A tool call is never separated from its
+    results: an assistant turn with tool calls and the tool messages answering it are kept or
+    dropped together.
+    """
+    count = counter or (lambda ms: count_tokens(ms, provider, model=model))
+    system = [m for m in messages if isinstance(m, SystemMessage)] if keep_system else []
+    rest = [m for m in messages if not (keep_system and isinstance(m, SystemMessage))]
+    budget = max_tokens - (count(system) if system else 0)
+    units = _units(rest)
+    if keep == "last":
+        units.reverse()
+    chosen: list[list[Message]] = []
+    for unit in units:
+        cost = count(unit)
+        if cost > budget:
+            break
+        chosen.append(unit)
+        budget -= cost
+    if keep == "last":
+        chosen.reverse()
+    return [*system, *(m for unit in chosen for m in unit)]
+
+
+def _describe_block(block: Block) -> str:
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, ThinkingBlock):
+        if block.redacted:
+            return "[thinking: redacted]"
+        return f"[thinking] {block.thinking}"
+    if isinstance(block, ToolCallBlock):
+        args = block.raw_args if block.raw_args is not None else block.args
+        return f"[tool call {block.id}] {block.name}({args})"
+    if isinstance(block, ToolResultBlock):
+        state = " error" if block.is_error else ""
+        inner = (
+            block.content
+            if isinstance(block.content, str)
+            else " ".join(_describe_block(b) for b in block.content)
+        )
+        return f"[tool result {block.tool_call_id}{state}] {inner}"
+    if isinstance(block, MediaBlock):
+        from .storage import media_summary
+
+        return media_summary(block)
+    return f"[raw {block.provider}] {block.data.get('type', '')}"
+
+
+def pretty(messages: Sequence[Message]) -> str:
+    """A readable text rendering of a history, media shown as summaries, never as base64."""
+    lines: list[str] = []
+    for message in messages:
+        header: str = message.role
+        model = getattr(message, "model", None)
+        if model:
+            header += f" ({model})"
+        lines.append(f"── {header}")
+        for block in message.content:
+            lines.extend("   " + line for line in _describe_block(block).splitlines() or [""])
+    return "\n".join(lines)
+
+
+def pretty_print(messages: Sequence[Message], file: TextIO | None = None) -> None:
+    """Print `pretty(messages)`."""
+    print(pretty(messages), file=file or sys.stdout)
