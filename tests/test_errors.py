@@ -13,6 +13,7 @@ EXPECTED_BUILTINS = {
     "UnsupportedBlockError": ValueError,
     "UnknownProviderError": ValueError,
     "DoesNotFitError": ValueError,
+    "ToolResultMismatchError": ValueError,
     "TooLargeError": ValueError,
     "ImageBombError": ValueError,
     "InvalidSourceError": ValueError,

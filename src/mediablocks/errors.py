@@ -10,6 +10,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── UnsupportedBlockError (ValueError)   a provider cannot carry this block
     ├── UnknownProviderError (ValueError)    a provider name mediablocks does not know
     ├── DoesNotFitError (ValueError)         media that cannot be fitted to a provider's limits
+    ├── ToolResultMismatchError (ValueError) tool results that do not answer a turn's tool calls
     ├── TooLargeError (ValueError)           more bytes or pixels than a limit allows
     │   └── ImageBombError                   an image whose pixel count is a decompression bomb
     ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
@@ -38,6 +39,7 @@ __all__ = [
     "PathNotAllowedError",
     "SourceError",
     "TooLargeError",
+    "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
 ]
@@ -72,6 +74,10 @@ class DoesNotFitError(MediaBlocksError, ValueError):
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.problems: list[str] = list(problems or [])
+
+
+class ToolResultMismatchError(MediaBlocksError, ValueError):
+    """Tool results that do not answer exactly the tool calls of the turn they follow."""
 
 
 class TooLargeError(MediaBlocksError, ValueError):
