@@ -1,0 +1,457 @@
+"""Ollama chat: `to_ollama` turns messages into ``ollama.chat`` fields, `from_ollama` reads
+requests, message lists and ``/api/chat`` responses back.
+
+An Ollama message is flat: ``role``, one ``content`` string, ``images`` (base64), ``thinking``,
+``tool_calls`` (arguments as an object) and, on tool results, ``tool_name``. So (details in
+``docs/providers/ollama.md``):
+
+- several text blocks are joined with a blank line; decoding gives one text block;
+- images go in ``images``; the order of text and images inside a message is not kept (decoding
+  gives thinking, then text, then images, then tool calls);
+- images are always sent inline: Ollama does not fetch URLs, so URL images are downloaded;
+- only images: audio, video and files raise `UnsupportedBlockError`;
+- Ollama's own thinking goes in ``thinking``; other thinking follows ``options.thinking``;
+- tool results are ``tool`` messages with ``tool_name``; images in a tool result stay on that
+  tool message (Ollama reads ``images`` on every message, whatever its role).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from ..blocks import (
+    Block,
+    ContentBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ..errors import DecodeError, MediaBlocksError
+from ..media import ImageBlock, MediaBlock
+from ..messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from ._common import (
+    as_dict,
+    base64_data,
+    file_id_of,
+    is_own_thinking,
+    parse_args,
+    sendable,
+    unsupported,
+    use_url,
+)
+from ._options import EncodeOptions
+
+__all__ = ["from_ollama", "to_ollama"]
+
+PROVIDER = "ollama"
+TEXT_SEPARATOR = "\n\n"
+"""What joins several text blocks of one message into Ollama's single ``content`` string."""
+
+_MESSAGE_KEYS = frozenset({"role", "content", "images", "thinking", "tool_calls", "tool_name"})
+_TOOL_KEYS = _MESSAGE_KEYS | {"tool_call_id"}
+_ROLES = {"system": SystemMessage, "user": UserMessage}
+
+
+# -- encode -----------------------------------------------------------------------------------
+
+
+def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None) -> dict[str, Any]:
+    """The ``messages`` field of ``ollama.chat(model=..., **fields)``.
+
+    Images are base64 strings for both targets: the HTTP API wants base64, and the SDK passes
+    base64 strings through unchanged.
+    """
+    options = options or EncodeOptions()
+    names = _call_names(messages)
+    out: list[dict[str, Any]] = []
+    for index, message in sendable(messages):
+        if isinstance(message, ToolMessage):
+            for position, block in enumerate(message.content):
+                if not isinstance(block, ToolResultBlock):
+                    raise unsupported(
+                        PROVIDER, block, index, position, "a tool message holds tool results"
+                    )
+                out.append(_tool_result_to_ollama(block, names, index, position, options))
+            continue
+        rest: list[tuple[int, Block]] = []
+        has_results = False
+        for position, block in enumerate(message.content):
+            if isinstance(block, ToolResultBlock):
+                if not isinstance(message, UserMessage):
+                    raise unsupported(
+                        PROVIDER, block, index, position, "tool results belong in tool messages"
+                    )
+                has_results = True
+                out.append(_tool_result_to_ollama(block, names, index, position, options))
+            else:
+                rest.append((position, block))
+        if rest or not has_results:
+            out.append(_message_to_ollama(message.role, rest, index, options))
+    return {"messages": out}
+
+
+def _call_names(messages: Sequence[Message]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for _, message in sendable(messages):
+        for block in message.content:
+            if isinstance(block, ToolCallBlock):
+                names.setdefault(block.id, block.name)
+    return names
+
+
+def _message_to_ollama(
+    role: str, blocks: list[tuple[int, Block]], index: int, options: EncodeOptions
+) -> dict[str, Any]:
+    texts: list[str] = []
+    thinking: list[str] = []
+    images: list[str] = []
+    calls: list[dict[str, Any]] = []
+    extra: list[tuple[int, RawBlock]] = []
+    for position, block in blocks:
+        if isinstance(block, TextBlock):
+            texts.append(block.text)
+        elif isinstance(block, ImageBlock):
+            images.append(_image_to_ollama(block, index, position, options))
+        elif isinstance(block, ThinkingBlock):
+            if is_own_thinking(block, PROVIDER) and not block.redacted:
+                thinking.append(block.thinking)
+            elif options.thinking == "text" and block.thinking:
+                texts.append(block.thinking)
+        elif isinstance(block, ToolCallBlock):
+            if role != "assistant":
+                raise unsupported(
+                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
+                )
+            calls.append(_tool_call_to_ollama(block, index, position))
+        elif isinstance(block, RawBlock):
+            _check_raw(block, index, position)
+            extra.append((position, block))
+        elif isinstance(block, MediaBlock):
+            raise unsupported(
+                PROVIDER,
+                block,
+                index,
+                position,
+                "Ollama takes images only (no audio, video or files)",
+            )
+        else:
+            raise unsupported(PROVIDER, block, index, position)
+    message: dict[str, Any] = {"role": role, "content": TEXT_SEPARATOR.join(texts)}
+    if thinking:
+        message["thinking"] = TEXT_SEPARATOR.join(thinking)
+    if images:
+        message["images"] = images
+    if calls:
+        message["tool_calls"] = calls
+    for position, raw in extra:
+        _merge_fields(message, raw.data, raw, index, position)
+    return message
+
+
+def _check_raw(block: RawBlock, index: int, position: int) -> None:
+    if block.provider != PROVIDER:
+        raise unsupported(
+            PROVIDER, block, index, position, f"it holds {block.provider} content, not Ollama's"
+        )
+
+
+def _merge_fields(
+    message: dict[str, Any], fields: dict[str, Any], block: Block, index: int, position: int
+) -> None:
+    """Put preserved unknown Ollama fields back on the message, never over a field we set."""
+    for key, value in fields.items():
+        if key in message:
+            raise unsupported(
+                PROVIDER, block, index, position, f"its field {key!r} clashes with the message's"
+            )
+        message[key] = value
+
+
+def _image_to_ollama(block: ImageBlock, index: int, position: int, options: EncodeOptions) -> str:
+    if file_id_of(block) is not None:
+        raise unsupported(PROVIDER, block, index, position, "Ollama has no file ids")
+    try:
+        use_url(block, False, options)  # Ollama never fetches: URL images are downloaded
+    except MediaBlocksError as exc:
+        raise unsupported(PROVIDER, block, index, position, str(exc)) from None
+    return base64_data(block, options)
+
+
+def _image_from_ollama(value: Any, where: str) -> ImageBlock:
+    """An image from base64 text (or a data URI), bytes, a path object, or the SDK's ``Image``."""
+    inner = getattr(value, "value", None)
+    if inner is not None and not isinstance(value, (str, bytes)):
+        value = inner  # ollama.Image
+    elif isinstance(value, dict) and "value" in value:
+        value = value["value"]
+    try:
+        if isinstance(value, str):
+            return ImageBlock.from_base64(value)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return ImageBlock.from_bytes(value)
+        if isinstance(value, os.PathLike):
+            return ImageBlock.from_path(value)
+    except MediaBlocksError as exc:
+        raise DecodeError(f"{where}: {exc}") from exc
+    raise DecodeError(f"{where}: an image must be base64 text, got {type(value).__name__}")
+
+
+def _tool_call_to_ollama(block: ToolCallBlock, index: int, position: int) -> dict[str, Any]:
+    if block.raw_args is not None:
+        raise unsupported(
+            PROVIDER,
+            block,
+            index,
+            position,
+            "its arguments are not a JSON object (raw_args) and Ollama needs an object",
+        )
+    stored = block.for_provider(PROVIDER)
+    function: dict[str, Any] = {**stored.get("function", {}), "name": block.name}
+    function["arguments"] = block.args
+    call: dict[str, Any] = {**stored.get("call", {}), "id": block.id, "function": function}
+    return call
+
+
+def _tool_call_from_ollama(raw: Any, where: str) -> ToolCallBlock:
+    call = as_dict(raw)
+    function = as_dict(call.get("function")) if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise DecodeError(f"{where}: tool call has no function name")
+    arguments = function.get("arguments")
+    raw_args: str | None = None
+    if isinstance(arguments, dict):
+        args = arguments
+    elif arguments is None or isinstance(arguments, str):
+        args, raw_args = parse_args(arguments)
+    else:
+        raise DecodeError(f"{where}: tool call arguments are a {type(arguments).__name__}")
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        call_id = "call_" + uuid.uuid4().hex[:16]
+    stored: dict[str, Any] = {}
+    function_extra = {k: v for k, v in function.items() if k not in ("name", "arguments")}
+    call_extra = {k: v for k, v in call.items() if k not in ("id", "function")}
+    if function_extra:
+        stored["function"] = function_extra
+    if call_extra:
+        stored["call"] = call_extra
+    return ToolCallBlock(
+        id=call_id,
+        name=function["name"],
+        args=args,
+        raw_args=raw_args,
+        provider_data={PROVIDER: stored} if stored else {},
+    )
+
+
+def _tool_result_to_ollama(
+    result: ToolResultBlock,
+    names: dict[str, str],
+    index: int,
+    position: int,
+    options: EncodeOptions,
+) -> dict[str, Any]:
+    texts: list[str] = []
+    images: list[str] = []
+    extra: list[RawBlock] = []
+    if isinstance(result.content, str):
+        texts.append(result.content)
+    else:
+        for block in result.content:
+            if isinstance(block, TextBlock):
+                texts.append(block.text)
+            elif isinstance(block, ImageBlock):
+                images.append(_image_to_ollama(block, index, position, options))
+            elif isinstance(block, RawBlock):
+                _check_raw(block, index, position)
+                extra.append(block)
+            else:
+                raise unsupported(
+                    PROVIDER,
+                    block,
+                    index,
+                    position,
+                    "in a tool result; Ollama takes images only (no audio, video or files)",
+                )
+    message: dict[str, Any] = {"role": "tool", "content": TEXT_SEPARATOR.join(texts)}
+    if images:
+        message["images"] = images
+    name = result.name or names.get(result.tool_call_id)
+    if name:
+        message["tool_name"] = name
+    _merge_fields(message, result.for_provider(PROVIDER).get("extra", {}), result, index, position)
+    for raw in extra:
+        _merge_fields(message, raw.data, raw, index, position)
+    return message
+
+
+# -- decode -----------------------------------------------------------------------------------
+
+
+def from_ollama(payload: Any) -> list[Message]:
+    """Messages from an Ollama chat request body, a message list, or a chat response.
+
+    ``ollama.ChatResponse`` and ``ollama.Message`` objects are read like dicts. Image strings are
+    base64 (never taken for paths).
+    """
+    data = as_dict(payload)
+    if isinstance(data, dict):
+        if "message" in data and "role" not in data:
+            return [_response_from_ollama(data)]
+        if "messages" in data:
+            return _messages_from_ollama(data["messages"])
+        if "role" in data:
+            return _messages_from_ollama([data])
+        raise DecodeError(
+            "not an Ollama payload: expected a request with 'messages', a response with "
+            "'message', or a message with 'role'"
+        )
+    if isinstance(data, list):
+        return _messages_from_ollama(data)
+    raise DecodeError(f"not an Ollama payload: a {type(payload).__name__}")
+
+
+def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
+    message = as_dict(data.get("message"))
+    if not isinstance(message, dict):
+        raise DecodeError("Ollama response: 'message' is not an object")
+    usage = None
+    if data.get("prompt_eval_count") is not None or data.get("eval_count") is not None:
+        usage = Usage(
+            input_tokens=_count(data.get("prompt_eval_count")),
+            output_tokens=_count(data.get("eval_count")),
+        )
+    reason = data.get("done_reason")
+    model = data.get("model")
+    return _assistant_from_ollama(
+        message,
+        "Ollama response message",
+        usage=usage,
+        stop_reason=reason if isinstance(reason, str) and reason else None,
+        model=model if isinstance(model, str) and model else None,
+    )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _messages_from_ollama(items: Any) -> list[Message]:
+    if not isinstance(items, list):
+        raise DecodeError("Ollama 'messages' is not a list")
+    out: list[Message] = []
+    pending: list[tuple[str, str]] = []  # (id, name) of the last turn's unanswered calls
+    previous_was_tool = False
+    for position, raw in enumerate(items):
+        item = as_dict(raw)
+        where = f"Ollama message {position}"
+        if not isinstance(item, dict):
+            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        role = item.get("role")
+        if role == "tool":
+            result = _tool_result_from_ollama(item, where, pending)
+            last = out[-1] if out else None
+            if previous_was_tool and isinstance(last, ToolMessage):
+                out[-1] = last.model_copy(update={"content": [*last.content, result]})
+            else:
+                out.append(ToolMessage(content=[result]))
+            previous_was_tool = True
+            continue
+        previous_was_tool = False
+        if role == "assistant":
+            assistant = _assistant_from_ollama(item, where)
+            pending = [(call.id, call.name) for call in assistant.tool_calls]
+            out.append(assistant)
+        elif role in _ROLES:
+            out.append(_ROLES[role](content=_blocks_from_ollama(item, where)))
+        else:
+            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
+    return out
+
+
+def _assistant_from_ollama(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
+    return AssistantMessage(content=_blocks_from_ollama(item, where), provider=PROVIDER, **fields)
+
+
+def _blocks_from_ollama(item: dict[str, Any], where: str) -> list[Block]:
+    """Thinking, then text, then images, then tool calls, then unknown fields as a RawBlock."""
+    blocks: list[Block] = []
+    thinking = item.get("thinking")
+    if isinstance(thinking, str) and thinking:
+        blocks.append(ThinkingBlock(thinking=thinking, provider=PROVIDER))
+    blocks.extend(_text_from_ollama(item.get("content"), where))
+    blocks.extend(_images_from_ollama(item.get("images"), where))
+    calls = item.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise DecodeError(f"{where}: tool_calls is not a list")
+    for number, call in enumerate(calls):
+        blocks.append(_tool_call_from_ollama(call, f"{where}, tool call {number}"))
+    extra = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS and v is not None}
+    if extra:
+        blocks.append(RawBlock(provider=PROVIDER, data=extra))
+    return blocks
+
+
+def _text_from_ollama(content: Any, where: str) -> list[TextBlock]:
+    if content is None or content == "":
+        return []
+    if not isinstance(content, str):
+        raise DecodeError(f"{where}: content is a {type(content).__name__}, not a string")
+    return [TextBlock(text=content)]
+
+
+def _images_from_ollama(images: Any, where: str) -> list[ImageBlock]:
+    if images is None:
+        return []
+    if not isinstance(images, (list, tuple)):
+        raise DecodeError(f"{where}: images is not a list")
+    return [
+        _image_from_ollama(image, f"{where}, image {number}") for number, image in enumerate(images)
+    ]
+
+
+def _tool_result_from_ollama(
+    item: dict[str, Any], where: str, pending: list[tuple[str, str]]
+) -> ToolResultBlock:
+    name = item.get("tool_name") if isinstance(item.get("tool_name"), str) else None
+    given = item.get("tool_call_id")
+    if isinstance(given, str) and given:
+        call_id = given
+        pending[:] = [entry for entry in pending if entry[0] != given]
+    else:
+        call_id = _pair_call(pending, name)
+    texts = _text_from_ollama(item.get("content"), where)
+    images = _images_from_ollama(item.get("images"), where)
+    text = texts[0].text if texts else ""
+    content: str | list[ContentBlock] = [*texts, *images] if images else text
+    extra = {k: v for k, v in item.items() if k not in _TOOL_KEYS and v is not None}
+    return ToolResultBlock(
+        tool_call_id=call_id,
+        content=content,
+        name=name,
+        provider_data={PROVIDER: {"extra": extra}} if extra else {},
+    )
+
+
+def _pair_call(pending: list[tuple[str, str]], name: str | None) -> str:
+    """Which call a result answers: Ollama names the tool, not the call, so match the first
+    unanswered call with that name (else the first unanswered call) of the previous turn."""
+    for number, (call_id, call_name) in enumerate(pending):
+        if name is None or call_name == name:
+            del pending[number]
+            return call_id
+    if pending:
+        return pending.pop(0)[0]
+    return "call_" + uuid.uuid4().hex[:16]
