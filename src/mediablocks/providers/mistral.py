@@ -350,11 +350,14 @@ def _thinking_to_mistral(block: ThinkingBlock, options: EncodeOptions) -> dict[s
 
 
 def _joined_thinking(inner: list[Any]) -> str:
-    return "".join(
-        part.get("text", "")
-        for part in inner
-        if isinstance(part, dict) and part.get("type", "text") == "text"
-    )
+    """The text of a thinking chunk's nested list (its text chunks, in order)."""
+    texts = []
+    for part in inner:
+        if isinstance(part, dict) and part.get("type", "text") == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "".join(texts)
 
 
 def _thinking_from_mistral(chunk: dict[str, Any], where: str) -> ThinkingBlock:
@@ -365,7 +368,11 @@ def _thinking_from_mistral(chunk: dict[str, Any], where: str) -> ThinkingBlock:
         raise DecodeError(f"{where}: thinking chunk holds a {type(inner).__name__}, not a list")
     inner = [as_dict(part) for part in inner]
     stored: dict[str, Any] = {}
-    simple = len(inner) == 1 and inner[0] == {"type": "text", "text": inner[0].get("text")}
+    simple = (
+        len(inner) == 1
+        and isinstance(inner[0], dict)
+        and inner[0] == {"type": "text", "text": inner[0].get("text")}
+    )
     if not simple:
         stored["thinking"] = inner
     if chunk.get("closed") is not None:
