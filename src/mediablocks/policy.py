@@ -29,11 +29,15 @@ class FetchPolicy:
 
     The defaults are safe for URLs that came from untrusted users: only http and https, no private,
     loopback, link-local or metadata addresses, at most 50 MiB, 30 seconds in all, 5 redirects.
-    Widen them on purpose with `replace` or by building a new policy.
+    Widen them on purpose with `replace` or by building a new policy. See docs/fetching.md.
     """
 
     allow_private: bool = False
-    """Allow addresses in private, loopback, link-local, CGNAT and other non-public ranges."""
+    """Allow addresses in private, loopback, link-local, CGNAT and other non-public ranges
+    (never multicast or broadcast, and not cloud metadata endpoints: see `allow_metadata`)."""
+    allow_metadata: bool = False
+    """Allow cloud metadata endpoints (169.254.169.254, fd00:ec2::254, 100.100.100.200,
+    ``metadata.google.internal``...). Separate from `allow_private` on purpose."""
     allowed_schemes: frozenset[str] = frozenset({"http", "https"})
     """URL schemes the fetcher accepts. ``file:`` is never fetched: use ``from_path``."""
     max_bytes: int = DEFAULT_MAX_BYTES
@@ -51,11 +55,13 @@ class FetchPolicy:
     user_agent: str = "mediablocks"
     """The User-Agent header sent with each request."""
     client: httpx.Client | None = field(default=None, compare=False, repr=False)
-    """An httpx client to send requests with (its own redirects are not used)."""
+    """An httpx client to send requests with. Every hop is still checked and the limits apply,
+    but the client connects by itself: connections are not pinned to the checked address
+    (see docs/fetching.md). Its own redirect following is not used."""
     async_client: httpx.AsyncClient | None = field(default=None, compare=False, repr=False)
-    """An httpx async client for `afetch`."""
+    """An httpx async client for `afetch`, with the same guarantees as `client`."""
     transport: httpx.BaseTransport | None = field(default=None, compare=False, repr=False)
-    """An httpx transport for the sync client the fetcher builds when no client is given."""
+    """An httpx transport to send requests with when no client is given (same guarantees)."""
     async_transport: httpx.AsyncBaseTransport | None = field(
         default=None, compare=False, repr=False
     )
