@@ -782,6 +782,13 @@ def test_gzip_is_decoded_within_the_limit(server: Server) -> None:
     assert fetch(url, LOCAL).data == png
     deflated = server.add("/df", serve(zlib.compress(png), headers={"Content-Encoding": "deflate"}))
     assert fetch(deflated, LOCAL).data == png
+    packer = zlib.compressobj(wbits=-15)  # raw deflate, as some servers send it
+    raw = packer.compress(png) + packer.flush()
+    raw_url = server.add("/raw", serve(raw, headers={"Content-Encoding": "deflate"}))
+    assert fetch(raw_url, LOCAL).data == png
+    members = gzip.compress(png[:50]) + gzip.compress(png[50:])  # a multi-member gzip file
+    members_url = server.add("/members", serve(members, headers={"Content-Encoding": "gzip"}))
+    assert fetch(members_url, LOCAL).data == png
     # A decompression bomb: 20 MB of zeros in about 20 kB on the wire.
     bomb = gzip.compress(b"\x00" * (20 * 1024 * 1024))
     assert len(bomb) < 64 * 1024
