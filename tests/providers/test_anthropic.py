@@ -818,3 +818,35 @@ def test_decode_of_encode_gives_the_history_back(png_bytes: bytes, tmp_path: Pat
     ]
     back = from_anthropic(encode(history))
     assert views(back) == views(history)
+
+
+# -- through mb.encode / mb.decode / mb.encode_json -------------------------------------------
+
+
+def test_the_registry_uses_this_translator(png_bytes: bytes) -> None:
+    from mediablocks.providers import decode as registry_decode
+    from mediablocks.providers import encode as registry_encode
+
+    history = [mb.SystemMessage.text("s"), mb.UserMessage.with_images("hi", [png_bytes])]
+    fields = registry_encode(history, "anthropic")
+    assert fields == to_anthropic(history)
+    check_request(fields)
+    back = registry_decode(json.dumps(fields).encode(), "anthropic")
+    assert views(back) == views(history)
+
+
+def test_encode_json_streams_the_media_into_a_valid_body(png_bytes: bytes) -> None:
+    from mediablocks.providers import encode_json
+
+    pdf = make_pdf()
+    history = [
+        mb.UserMessage(
+            content=["see", mb.ImageBlock.from_bytes(png_bytes), mb.FileBlock.from_bytes(pdf)]
+        )
+    ]
+    body = json.loads(encode_json(history, "anthropic", model="claude-x", max_tokens=5))
+    assert body["model"] == "claude-x"
+    check_request({k: v for k, v in body.items() if k in ("messages", "system")})
+    image, document = body["messages"][0]["content"][1:]
+    assert image["source"]["data"] == _b64(png_bytes)
+    assert document["source"]["data"] == _b64(pdf)

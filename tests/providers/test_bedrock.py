@@ -789,3 +789,35 @@ def test_decode_of_encode_gives_the_history_back(target: str, png_bytes: bytes) 
     ]
     back = from_bedrock(encode(history, target=target))
     assert views(back) == views(history)
+
+
+# -- through mb.encode / mb.decode / mb.encode_json -------------------------------------------
+
+
+def test_the_registry_uses_this_translator(png_bytes: bytes) -> None:
+    from mediablocks.providers import decode as registry_decode
+    from mediablocks.providers import encode as registry_encode
+
+    history = [mb.SystemMessage.text("s"), mb.UserMessage.with_images("hi", [png_bytes])]
+    fields = registry_encode(history, "bedrock")
+    assert fields == to_bedrock(history)
+    as_json = registry_encode(history, "bedrock-converse", target="json")
+    check_request(as_json, "json")
+    back = registry_decode(json.dumps(as_json), "bedrock")
+    assert views(back) == views(history)
+
+
+def test_encode_json_streams_the_media_into_the_http_body(png_bytes: bytes) -> None:
+    from mediablocks.providers import encode_json
+
+    mp4 = (PUBLIC_TESTDATA / "fixture-imovie.mp4").read_bytes()
+    history = [
+        mb.UserMessage(
+            content=["see", mb.ImageBlock.from_bytes(png_bytes), mb.VideoBlock.from_bytes(mp4)]
+        )
+    ]
+    body = json.loads(encode_json(history, "bedrock", inferenceConfig={"maxTokens": 5}))
+    assert body.pop("inferenceConfig") == {"maxTokens": 5}
+    assert body == to_bedrock(history, EncodeOptions(target="json"))
+    check_request(body, "json")
+    assert base64.b64decode(body["messages"][0]["content"][2]["video"]["source"]["bytes"]) == mp4
