@@ -41,9 +41,59 @@ DOCUMENT_NAME = re.compile(r"(?:[A-Za-z0-9\-()\[\]]|\s(?!\s))+")
 
 
 def validate(request: dict[str, Any]) -> None:
-    """botocore's own validation of a Converse call with these fields."""
-    report = ParamValidator().validate({"modelId": "m", **request}, CONVERSE.input_shape)
+    """botocore's own validation of a Converse call with these fields, plus the constraints of the
+    service model that botocore's validator leaves to the server (enums, patterns, lengths,
+    unions)."""
+    params = {"modelId": "m", **request}
+    report = ParamValidator().validate(params, CONVERSE.input_shape)
     assert not report.has_errors(), report.generate_report()
+    problems = list(constraint_errors(params, CONVERSE.input_shape, "request"))
+    assert not problems, problems
+
+
+def constraint_errors(value: Any, shape: Shape, path: str) -> Iterator[str]:
+    """What the service model forbids and botocore's ParamValidator does not check."""
+    meta = shape.metadata
+    if shape.type_name == "string" and isinstance(value, str):
+        if getattr(shape, "enum", None) and value not in shape.enum:
+            yield f"{path}: {value!r} is not one of {shape.enum}"
+        if "pattern" in meta and not re.fullmatch(meta["pattern"], value):
+            yield f"{path}: {value!r} does not match {meta['pattern']}"
+        if len(value) < meta.get("min", 0) or len(value) > meta.get("max", len(value)):
+            yield f"{path}: length {len(value)} outside {meta.get('min')}..{meta.get('max')}"
+    elif shape.type_name == "blob" and isinstance(value, (bytes, str)):
+        size = len(value) if isinstance(value, bytes) else len(base64.b64decode(value))
+        if size < meta.get("min", 0):
+            yield f"{path}: {size} bytes, fewer than {meta['min']}"
+    elif shape.type_name == "structure" and isinstance(value, dict) and not meta.get("document"):
+        if meta.get("union") and len(value) != 1:
+            yield f"{path}: a union sets {len(value)} members"
+        for key, item in value.items():
+            if key in shape.members:
+                yield from constraint_errors(item, shape.members[key], f"{path}.{key}")
+            else:
+                yield f"{path}: {shape.name} has no member {key!r}"
+    elif shape.type_name == "list" and isinstance(value, list):
+        for number, item in enumerate(value):
+            yield from constraint_errors(item, shape.member, f"{path}[{number}]")
+
+
+def test_the_constraint_check_catches_what_botocore_lets_through() -> None:
+    request = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"image": {"format": "jpg", "source": {"bytes": b""}}},
+                    {"toolUse": {"toolUseId": "a b!", "name": "f", "input": {}}},
+                ],
+            }
+        ]
+    }
+    report = ParamValidator().validate({"modelId": "m", **request}, CONVERSE.input_shape)
+    assert not report.has_errors()  # botocore alone accepts this
+    problems = list(constraint_errors(request, CONVERSE.input_shape, "request"))
+    assert len(problems) == 3, problems
 
 
 def blobs(value: Any, shape: Shape, path: str = "") -> Iterator[tuple[str, Any]]:
