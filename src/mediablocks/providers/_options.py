@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from ..errors import UnknownProviderError
+from ..errors import MediaBlocksError, UnknownProviderError
 from ..policy import FetchPolicy
 
 __all__ = [
     "ALIASES",
     "PROVIDERS",
     "EncodeOptions",
+    "InvalidOptionError",
     "MediaSink",
     "ProviderName",
     "canonical_provider",
@@ -51,21 +53,38 @@ def canonical_provider(name: str) -> str:
     return key
 
 
+class InvalidOptionError(MediaBlocksError, ValueError):
+    """An encode option (or an `encode_json` field) with a value mediablocks does not accept."""
+
+
 class MediaSink:
     """Collects media payloads as placeholders so `encode_json` can stream their base64 later.
 
     A translator asks for a media field through the helpers in ``_common``; when a sink is set, it
     gets back a unique placeholder string instead of the base64 text.
+
+    A placeholder is ``<token><index>\\ue001``. The token starts with the private-use character
+    U+E000 and holds a random nonce made when the sink is, so no text that existed before the sink
+    (every message being encoded) can contain it; `encode_json` also checks that each placeholder
+    it finds was issued exactly once.
     """
 
     def __init__(self) -> None:
-        self.token = "\ue000mediablocks-media-"
+        self.token = f"\ue000mediablocks-media-{secrets.token_hex(12)}-"
         self.items: list[tuple[Any, str]] = []
 
     def add(self, block: Any, form: Literal["base64", "data_uri"]) -> str:
         index = len(self.items)
         self.items.append((block, form))
         return f"{self.token}{index}\ue001"
+
+
+_OPTION_VALUES: dict[str, Any] = {
+    "target": Literal["sdk", "json"],
+    "url_media": Literal["auto", "url", "inline"],
+    "thinking": Literal["drop", "text"],
+    "tool_result_media": Literal["error", "user_message"],
+}
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,18 @@ class EncodeOptions:
     results, saying which call it belongs to; ``error`` raises `UnsupportedBlockError`."""
     media_sink: MediaSink | None = field(default=None, compare=False, repr=False)
     """Set by `encode_json` only."""
+
+    def __post_init__(self) -> None:
+        for name in ("target", "url_media", "thinking", "tool_result_media"):
+            allowed = get_args(_OPTION_VALUES[name])
+            value = getattr(self, name)
+            if value not in allowed:
+                choices = ", ".join(repr(a) for a in allowed)
+                raise InvalidOptionError(f"{name}={value!r} is not one of {choices}")
+        if self.policy is not None and not isinstance(self.policy, FetchPolicy):
+            raise InvalidOptionError(
+                f"policy must be a FetchPolicy or None, not a {type(self.policy).__name__}"
+            )
 
     def replace(self, **changes: Any) -> EncodeOptions:
         """A copy with some options changed."""
