@@ -230,9 +230,7 @@ def test_session_messages_are_not_sent() -> None:
 
 
 def test_developer_messages_decode_as_system() -> None:
-    back = from_openai_chat(
-        [{"role": "developer", "content": [{"type": "text", "text": "rules"}]}]
-    )
+    back = from_openai_chat([{"role": "developer", "content": [{"type": "text", "text": "rules"}]}])
     assert isinstance(back[0], mb.SystemMessage)
     assert back[0].text == "rules"
 

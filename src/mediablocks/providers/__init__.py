@@ -172,8 +172,9 @@ def decode(payload: Any, provider: str) -> list[Message]:
 def encode_json(
     messages: Message | Sequence[Message],
     provider: str,
+    /,
     *,
-    options: EncodeOptions | None = None,
+    options: EncodeOptions | Any = None,
     **fields: Any,
 ) -> bytes:
     """A whole JSON request body for ``provider``'s HTTP API, as UTF-8 bytes.
@@ -182,9 +183,14 @@ def encode_json(
     written first; the messages are encoded with ``target="json"`` and merged in. Media base64 is
     streamed straight into the output buffer, never built as a separate string, so a 40 MB image
     costs about its base64 size in memory, once. A field that the encoding also produces (say
-    ``messages``) raises `InvalidOptionError`. ``options`` sets the other `EncodeOptions`; its
-    ``target`` is always ``"json"`` here.
+    ``messages``) raises `InvalidOptionError`.
+
+    ``options`` given as `EncodeOptions` sets how messages are encoded (its ``target`` is always
+    ``"json"`` here); any other value is the request field ``options`` (Ollama's model options).
     """
+    if options is not None and not isinstance(options, EncodeOptions):
+        fields = {"options": options, **fields}
+        options = None
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
     encoder, _ = translator(provider)
