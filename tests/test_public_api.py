@@ -34,6 +34,15 @@ DESIGN_NAMES = {
     "ImageBombError",
     "UnsupportedBlockError",
     "DoesNotFitError",
+    "fetch",
+    "afetch",
+    "encode",
+    "encode_json",
+    "decode",
+    "from_stream",
+    "StreamAccumulator",
+    "normalize_messages",
+    "validate",
 }
 
 

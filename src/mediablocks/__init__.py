@@ -32,6 +32,7 @@ from .errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
+from .fetch import FetchResult, FetchStatusError, afetch, fetch
 from .history import (
     FlatItem,
     count_tokens,
@@ -67,7 +68,9 @@ from .messages import (
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
 from .policy import FetchPolicy, current_policy, use_policy
+from .providers import EncodeOptions, InvalidOptionError, decode, encode, encode_json
 from .storage import load_history, media_summary, redacted, save_history
+from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .validation import HistoryError, Problem, ensure_valid, validate
 
 __all__ = [
@@ -82,14 +85,18 @@ __all__ = [
     "DataURI",
     "DecodeError",
     "DoesNotFitError",
+    "EncodeOptions",
     "FetchError",
     "FetchPolicy",
+    "FetchResult",
+    "FetchStatusError",
     "FetchTimeoutError",
     "FileBlock",
     "FlatItem",
     "HistoryError",
     "ImageBlock",
     "ImageBombError",
+    "InvalidOptionError",
     "InvalidSourceError",
     "MediaBlock",
     "MediaBlocksError",
@@ -99,6 +106,7 @@ __all__ = [
     "Problem",
     "RawBlock",
     "SourceError",
+    "StreamAccumulator",
     "SystemMessage",
     "TextBlock",
     "ThinkingBlock",
@@ -112,12 +120,19 @@ __all__ = [
     "UserMessage",
     "VideoBlock",
     "__version__",
+    "afetch",
+    "afrom_stream",
     "count_tokens",
     "current_policy",
+    "decode",
     "detect_mime",
     "dump_messages",
+    "encode",
+    "encode_json",
     "ensure_valid",
+    "fetch",
     "filter_messages",
+    "from_stream",
     "load_history",
     "load_messages",
     "media_block",
@@ -136,6 +151,7 @@ __all__ = [
     "regroup_messages",
     "sanitize_filename",
     "save_history",
+    "tool_result_turn",
     "trim_messages",
     "unregister_signature",
     "use_policy",
