@@ -1,7 +1,7 @@
 """OpenAI Chat Completions: `to_openai_chat` builds ``client.chat.completions.create`` fields,
 `from_openai_chat` reads requests, message lists and responses back.
 
-What maps to what (details and examples in ``docs/providers/openai_chat.md``):
+What maps to what (details and examples in ``docs/providers/openai-chat.md``):
 
 - system messages -> ``system`` messages (``developer`` messages decode to `SystemMessage` too).
 - text -> ``text`` parts; a message holding exactly one text block is sent as a plain string.
