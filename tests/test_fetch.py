@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import gzip
 import http.server
+import importlib
 import ipaddress
 import shutil
 import socket
@@ -30,9 +31,11 @@ import httpx
 import pytest
 
 import mediablocks as mb
-from mediablocks import fetch as fetch_module
 from mediablocks.fetch import FetchResult, FetchStatusError, afetch, fetch
 from tests.conftest import make_png, make_wav
+
+fetch_module = importlib.import_module("mediablocks.fetch")
+"""The module itself: ``mediablocks.fetch`` is the re-exported function."""
 
 LOCAL = mb.FetchPolicy(allow_private=True, timeout=5.0)
 """Loopback allowed: the test server lives on 127.0.0.1."""

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from .errors import FetchError, PathNotAllowedError, SourceError
+from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
 from .policy import FetchPolicy, current_policy
 
@@ -184,16 +184,18 @@ class URLSource(_BaseSource):
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         if self._data is not None:
             return self._data
-        fetch = _fetcher()
-        result = fetch.fetch(self.url, policy)
+        from .fetch import fetch  # late: the fetcher imports httpx and this module's users
+
+        result = fetch(self.url, policy)
         self._hint = result.mime_type
         return self._store(result.data)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
         if self._data is not None:
             return self._data
-        fetch = _fetcher()
-        result = await fetch.afetch(self.url, policy)
+        from .fetch import afetch
+
+        result = await afetch(self.url, policy)
         self._hint = result.mime_type
         return self._store(result.data)
 
@@ -226,14 +228,6 @@ class FileIdSource(_BaseSource):
 
 Source = Annotated[BytesSource | PathSource | URLSource | FileIdSource, Field(discriminator="kind")]
 """Any media source, tagged by ``kind`` in JSON."""
-
-
-def _fetcher() -> Any:
-    try:
-        from . import fetch
-    except ImportError:  # pragma: no cover - only while the fetcher is not part of the build
-        raise FetchError("fetching URLs is not available in this version of mediablocks") from None
-    return fetch
 
 
 def path_from_file_uri(uri: str) -> str:
