@@ -463,7 +463,7 @@ def test_bundled_testdata_images_validate() -> None:
     checked = 0
     for name, info in manifest.items():
         path = TESTDATA / name
-        if not info["mime"].startswith("image/") or not Path(path).is_file():
+        if not (info["mime"] or "").startswith("image/") or not Path(path).is_file():
             continue
         block = mb.ImageBlock.from_path(path)
         out = encode([mb.UserMessage(content=[block])])

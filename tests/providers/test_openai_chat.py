@@ -146,7 +146,7 @@ def make_bmp() -> bytes:
 def bundled(mime: str) -> bytes | None:
     """Bytes of a bundled test file with this MIME type, if the test data has one."""
     for name, entry in sorted(load_manifest().items()):
-        if entry.get("mime") == mime and (TESTDATA / name).is_file():
+        if entry.get("mime") == mime and entry.get("kind") != "bad" and (TESTDATA / name).is_file():
             return (TESTDATA / name).read_bytes()
     return None
 
