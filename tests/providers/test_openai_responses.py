@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import threading
@@ -70,10 +71,15 @@ def _keys(typed_dict: Any) -> frozenset[str]:
     return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
 
 
+@functools.cache
+def _adapter(typed: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(typed)
+
+
 def _check(typed_dict: Any, value: dict[str, Any]) -> None:
     """Validate with the SDK's TypedDict, and refuse keys it does not have (pydantic ignores
     them)."""
-    TypeAdapter(typed_dict).validate_python(value)
+    _adapter(typed_dict).validate_python(value)
     unknown = set(value) - _keys(typed_dict)
     assert not unknown, f"{typed_dict.__name__} has no key(s) {unknown}"
 
@@ -116,13 +122,16 @@ def check_items(items: list[dict[str, Any]]) -> None:
         if item.get("type") == "reasoning":
             for part in item["summary"]:
                 _check(Summary, part)
-    TypeAdapter(INPUT_FIELD).validate_python(items)
+    _adapter(INPUT_FIELD).validate_python(items)
 
 
 def run(messages: list[Any], **options: Any) -> list[dict[str, Any]]:
     fields = to_openai_responses(messages, EncodeOptions(**options))
     assert set(fields) <= {"input", "instructions"}
     check_items(fields["input"])
+    _adapter(response_create_params.ResponseCreateParamsNonStreaming).validate_python(
+        {"model": "gpt-5", **fields}
+    )
     items: list[dict[str, Any]] = fields["input"]
     return items
 
@@ -195,7 +204,7 @@ def server() -> Iterator[tuple[str, type[_Handler]]]:
     """A real HTTP server on 127.0.0.1 serving the routes a test sets."""
     handler = type("Handler", (_Handler,), {"routes": {}, "hits": []})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}", handler

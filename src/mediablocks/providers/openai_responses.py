@@ -1,0 +1,913 @@
+"""OpenAI Responses: `to_openai_responses` builds ``client.responses.create`` fields,
+`from_openai_responses` reads request bodies, input item lists and responses back.
+
+The Responses API takes a flat list of *items*, not messages: a user message, an assistant
+message, a reasoning item, a function call and its output are each one item. Encoding flattens our
+messages into items in order; decoding groups consecutive items back into messages (assistant-side
+items into one `AssistantMessage`, call outputs into one `ToolMessage`), so
+``decode(encode(messages))`` gives the same messages back.
+
+What maps to what (details and examples in ``docs/providers/openai-responses.md``):
+
+- system messages -> ``system`` message items in ``input`` (``developer`` when the message's
+  ``metadata["openai-responses"]["role"]`` says so); a request's ``instructions`` decodes to a
+  `SystemMessage` marked to go back out as ``instructions``.
+- text -> ``input_text`` parts (user, system) or ``output_text`` parts in the assistant message
+  item they came from (its ``id``, ``status`` and annotations kept); assistant text with no item
+  id goes out as ``{"role": "assistant", "content": "text"}``.
+- images -> ``input_image``: a URL (OpenAI fetches images), a data URI, or an OpenAI file id.
+- files -> ``input_file``: ``file_data`` (a data URI) with a filename, ``file_url``, or
+  ``file_id``. Audio and video raise: the Responses API takes no audio or video input.
+- tool calls -> ``function_call`` items; tool results -> ``function_call_output`` items whose
+  output is text or a list of text, image and file parts (media in tool results go natively).
+- reasoning items -> `ThinkingBlock` (summary text, ``encrypted_content`` as the signature, item
+  id kept) replayed verbatim; other providers' thinking follows ``options.thinking``.
+- every other item (web search, file search, computer, MCP, custom tool calls, item references...)
+  -> `RawBlock`, sent back verbatim in its place.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from ..blocks import (
+    Block,
+    ContentBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ..datauri import is_data_uri
+from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
+from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ..messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from ..sources import URLSource
+from ._common import (
+    as_dict,
+    data_uri,
+    dump_args,
+    file_id_of,
+    parse_args,
+    sendable,
+    unsupported,
+    use_url,
+)
+from ._options import EncodeOptions
+from .openai_chat import FILE_STORE
+
+__all__ = ["PROVIDER", "from_openai_responses", "to_openai_responses"]
+
+PROVIDER = "openai-responses"
+_OPENAI_STORES = frozenset({"openai", "openai-chat", "openai-responses"})
+_IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
+_IMAGE_DETAILS = ("auto", "low", "high")
+_SUMMARY_JOIN = "\n\n"
+
+# Item types the client sends after the model's turn: decoded into a `ToolMessage` run.
+_TOOL_SIDE = frozenset({"function_call_output", "mcp_approval_response"})
+# Item types that set up a turn rather than answer one: decoded into a `UserMessage` run.
+_USER_SIDE = frozenset({"additional_tools", "compaction_trigger"})
+
+# The keys of each item and part that mediablocks models; every other key is kept in
+# ``provider_data["openai-responses"]`` ("item" for item keys, "extra" for part keys) and sent back.
+_ITEM_KEYS = {
+    "message": frozenset({"type", "role", "content"}),
+    "function_call": frozenset({"type", "call_id", "name", "arguments"}),
+    "function_call_output": frozenset({"type", "call_id", "output"}),
+    "reasoning": frozenset({"type", "summary", "encrypted_content"}),
+}
+_PART_KEYS = {
+    "input_text": frozenset({"type", "text"}),
+    "output_text": frozenset({"type", "text", "annotations"}),
+    "refusal": frozenset({"type", "refusal"}),
+    "input_image": frozenset({"type", "image_url", "file_id", "detail"}),
+    "input_file": frozenset({"type", "file_data", "file_id", "file_url", "filename"}),
+}
+
+# Item fields the SDK's input types require even when null (image generation ``result``,
+# code interpreter ``code`` and ``outputs``, an error's ``code`` and ``param``, keypress ``keys``).
+_REQUIRED_NULLS = frozenset({"result", "code", "outputs", "param", "keys"})
+
+_M = TypeVar("_M", bound=MediaBlock)
+
+
+# -- encode -----------------------------------------------------------------------------------
+
+
+def to_openai_responses(
+    messages: Sequence[Message], options: EncodeOptions | None = None
+) -> dict[str, Any]:
+    """The ``input`` (and ``instructions``) fields of ``client.responses.create(model=..., ...)``.
+
+    System messages stay in ``input`` as ``system``/``developer`` items, in order; only system
+    messages decoded from a request's ``instructions`` go back to ``instructions``. The JSON
+    target is the same: the SDK and the HTTP API both take data URIs and base64 text.
+    """
+    encoder = _Encoder(options or EncodeOptions())
+    items = encoder.run(messages)
+    fields: dict[str, Any] = {"input": items}
+    if encoder.instructions:
+        fields["instructions"] = _SUMMARY_JOIN.join(encoder.instructions)
+    return fields
+
+
+class _Encoder:
+    """One encoding pass: the items so far and the text bound for ``instructions``."""
+
+    def __init__(self, options: EncodeOptions) -> None:
+        self.options = options
+        self.items: list[dict[str, Any]] = []
+        self.instructions: list[str] = []
+
+    def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        for index, message in sendable(messages):
+            if isinstance(message, SystemMessage):
+                self._system(message, index)
+            elif isinstance(message, UserMessage):
+                self._user(message, index)
+            elif isinstance(message, AssistantMessage):
+                self._assistant(message.content, index)
+            elif isinstance(message, ToolMessage):
+                self._tool(message.content, index)
+        return self.items
+
+    # -- roles ------------------------------------------------------------------------------
+
+    def _system(self, message: SystemMessage, index: int) -> None:
+        notes = _notes(message.metadata)
+        parts: list[dict[str, Any]] = []
+        for position, block in enumerate(message.content):
+            if isinstance(block, (TextBlock, ThinkingBlock)) or (
+                isinstance(block, RawBlock) and _is_part(block)
+            ):
+                part = self._part(block, index, position)
+                if part is not None:
+                    parts.append(part)
+            else:
+                raise unsupported(
+                    PROVIDER, block, index, position, "OpenAI system messages take text only"
+                )
+        if notes.get("instructions") is True:
+            if any(part.get("type") != "input_text" for part in parts):
+                raise UnsupportedBlockError(
+                    f"{PROVIDER}: message {index} goes to 'instructions', which is text only"
+                )
+            self.instructions.append(_SUMMARY_JOIN.join(part["text"] for part in parts))
+            return
+        role = "developer" if notes.get("role") == "developer" else "system"
+        self.items.append({"type": "message", "role": role, "content": parts})
+
+    def _user(self, message: UserMessage, index: int) -> None:
+        """Tool results and verbatim items go out first, in order, then the message item."""
+        parts: list[dict[str, Any]] = []
+        for position, block in enumerate(message.content):
+            if isinstance(block, ToolResultBlock):
+                self.items.append(self._tool_result(block, index, position))
+            elif isinstance(block, RawBlock) and not _is_part(block):
+                self.items.append(_raw_item(block, index, position))
+            elif isinstance(block, ToolCallBlock):
+                raise unsupported(
+                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
+                )
+            else:
+                part = self._part(block, index, position)
+                if part is not None:
+                    parts.append(part)
+        if parts or not message.content:
+            self.items.append({"type": "message", "role": "user", "content": parts})
+
+    def _assistant(self, blocks: Sequence[Block], index: int) -> None:
+        """Output items in order; text of one decoded message item goes back into that item."""
+        open_item: dict[str, Any] | None = None
+        for position, block in enumerate(blocks):
+            item_notes = _item_notes(block)
+            if isinstance(block, (TextBlock, RawBlock)) and isinstance(item_notes.get("id"), str):
+                part = _output_part(block, index, position)
+                if open_item is not None and open_item.get("id") == item_notes["id"]:
+                    open_item["content"].append(part)
+                    continue
+                open_item = {
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    **item_notes,
+                    "content": [part],
+                }
+                self.items.append(open_item)
+                continue
+            open_item = None
+            self._assistant_block(block, index, position)
+
+    def _assistant_block(self, block: Block, index: int, position: int) -> None:
+        if isinstance(block, TextBlock):
+            self.items.append(_easy_assistant(block.text, _item_notes(block)))
+        elif isinstance(block, ToolCallBlock):
+            self.items.append(_tool_call_to_openai_responses(block))
+        elif isinstance(block, ThinkingBlock):
+            self._thinking_item(block)
+        elif isinstance(block, RawBlock):
+            if _is_part(block):
+                raise unsupported(
+                    PROVIDER, block, index, position, "a verbatim part outside its message item"
+                )
+            self.items.append(_raw_item(block, index, position))
+        else:
+            raise unsupported(
+                PROVIDER,
+                block,
+                index,
+                position,
+                "OpenAI assistant items carry text, reasoning and tool calls; media go in "
+                "user messages or tool results",
+            )
+
+    def _thinking_item(self, block: ThinkingBlock) -> None:
+        """Own reasoning (with its item id) is replayed verbatim; other thinking per option."""
+        reasoning = _reasoning_to_openai_responses(block)
+        if reasoning is not None:
+            self.items.append(reasoning)
+        elif self.options.thinking == "text" and block.thinking:
+            self.items.append(_easy_assistant(block.thinking, {}))
+
+    def _tool(self, blocks: Sequence[Block], index: int) -> None:
+        for position, block in enumerate(blocks):
+            if isinstance(block, ToolResultBlock):
+                self.items.append(self._tool_result(block, index, position))
+            elif isinstance(block, RawBlock) and not _is_part(block):
+                self.items.append(_raw_item(block, index, position))
+            else:
+                raise unsupported(
+                    PROVIDER, block, index, position, "a tool message holds tool results"
+                )
+
+    # -- parts ------------------------------------------------------------------------------
+
+    def _part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
+        """One input content part (None when the block is dropped by a documented option)."""
+        if isinstance(block, TextBlock):
+            return {**_extra(block), "type": "input_text", "text": block.text}
+        if isinstance(block, ThinkingBlock):
+            if self.options.thinking == "text" and block.thinking:
+                return {"type": "input_text", "text": block.thinking}
+            return None
+        if isinstance(block, RawBlock):
+            return _raw_part(block, index, position)
+        if isinstance(block, ImageBlock):
+            return _image_to_openai_responses(block, index, position, self.options)
+        if isinstance(block, FileBlock):
+            return _file_to_openai_responses(block, index, position, self.options)
+        if isinstance(block, AudioBlock):
+            raise unsupported(
+                PROVIDER,
+                block,
+                index,
+                position,
+                "the Responses API takes no audio input (its content parts are input_text, "
+                "input_image and input_file); use openai-chat with an audio model, or transcribe",
+            )
+        if isinstance(block, VideoBlock):
+            raise unsupported(
+                PROVIDER,
+                block,
+                index,
+                position,
+                "the Responses API takes no video; send frames as images",
+            )
+        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+
+    def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
+        """A ``function_call_output``: the text, or a list of text, image and file parts."""
+        output: str | list[dict[str, Any]]
+        if isinstance(result.content, str):
+            output = result.content
+        else:
+            output = []
+            for block in result.content:
+                part = self._part(block, index, position)
+                if part is not None:
+                    output.append(part)
+        return {
+            **_item_notes(result),
+            "type": "function_call_output",
+            "call_id": result.tool_call_id,
+            "output": output,
+        }
+
+
+def _notes(metadata: dict[str, Any]) -> dict[str, Any]:
+    notes = metadata.get(PROVIDER)
+    return notes if isinstance(notes, dict) else {}
+
+
+def _item_notes(block: Block) -> dict[str, Any]:
+    """The decoded item's unmodelled keys (``id``, ``status``, ``phase``...) kept on a block."""
+    item = block.for_provider(PROVIDER).get("item")
+    return dict(item) if isinstance(item, dict) else {}
+
+
+def _extra(block: Block) -> dict[str, Any]:
+    """The part's unmodelled keys, as decoded (``prompt_cache_breakpoint``, ``logprobs``...)."""
+    extra = block.for_provider(PROVIDER).get("extra")
+    return dict(extra) if isinstance(extra, dict) else {}
+
+
+def _is_part(block: RawBlock) -> bool:
+    """True for a verbatim content part; a `RawBlock` is a whole item unless marked a part."""
+    return block.for_provider(PROVIDER).get("slot") == "part"
+
+
+def _check_raw(block: RawBlock, index: int, position: int) -> None:
+    if block.provider != PROVIDER:
+        raise unsupported(
+            PROVIDER, block, index, position, f"it holds {block.provider} content verbatim"
+        )
+
+
+def _raw_item(block: RawBlock, index: int, position: int) -> dict[str, Any]:
+    _check_raw(block, index, position)
+    return dict(block.data)
+
+
+def _raw_part(block: RawBlock, index: int, position: int) -> dict[str, Any]:
+    _check_raw(block, index, position)
+    if not _is_part(block):
+        raise unsupported(PROVIDER, block, index, position, "a verbatim item is not a content part")
+    return dict(block.data)
+
+
+def _easy_assistant(text: str, notes: dict[str, Any]) -> dict[str, Any]:
+    """Assistant text with no item id: the plain-string form every OpenAI server takes.
+
+    Of the item's kept keys only ``phase`` has a place in that form (``status`` needs an id).
+    """
+    kept = {key: notes[key] for key in ("phase",) if key in notes}
+    return {**kept, "type": "message", "role": "assistant", "content": text}
+
+
+def _output_part(block: TextBlock | RawBlock, index: int, position: int) -> dict[str, Any]:
+    if isinstance(block, RawBlock):
+        return _raw_part(block, index, position)
+    if block.for_provider(PROVIDER).get("refusal") is True:
+        return {**_extra(block), "type": "refusal", "refusal": block.text}
+    return {
+        **_extra(block),
+        "type": "output_text",
+        "text": block.text,
+        "annotations": [dict(note) for note in block.annotations],
+    }
+
+
+# -- reasoning --------------------------------------------------------------------------------
+
+
+def _reasoning_to_openai_responses(block: ThinkingBlock) -> dict[str, Any] | None:
+    """A ``reasoning`` item for OpenAI's own reasoning that has its item id, else None."""
+    if block.provider != PROVIDER:
+        return None
+    notes = block.for_provider(PROVIDER)
+    item = _item_notes(block)
+    if not isinstance(item.get("id"), str):
+        return None
+    stored = notes.get("summary")
+    summary: list[dict[str, Any]]
+    from_content = notes.get("text_from") == "content" and isinstance(item.get("content"), list)
+    if from_content and _summary_text(item["content"]) == block.thinking:
+        summary = [dict(part) for part in stored] if isinstance(stored, list) else []
+    elif isinstance(stored, list) and _summary_text(stored) == block.thinking:
+        summary = [dict(part) for part in stored]
+    elif block.thinking:
+        summary = [{"type": "summary_text", "text": block.thinking}]
+    else:
+        summary = []
+    out: dict[str, Any] = {**item, "type": "reasoning", "summary": summary}
+    if block.signature is not None:
+        out["encrypted_content"] = block.signature
+    return out
+
+
+def _summary_text(parts: list[Any]) -> str:
+    return _SUMMARY_JOIN.join(
+        part["text"]
+        for part in parts
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    )
+
+
+def _reasoning_from_openai_responses(item: dict[str, Any], where: str) -> ThinkingBlock:
+    summary = item.get("summary") or []
+    if not isinstance(summary, list):
+        raise DecodeError(f"{where}: reasoning summary is not a list")
+    parts = [_json_safe(part) for part in summary]
+    signature = item.get("encrypted_content")
+    if signature is not None and not isinstance(signature, str):
+        raise DecodeError(f"{where}: encrypted_content is not a string")
+    text = _summary_text(parts)
+    notes: dict[str, Any] = {"item": _unmodelled(item, _ITEM_KEYS["reasoning"])}
+    content = notes["item"].get("content")
+    if not parts and isinstance(content, list) and content:
+        # Some servers (gpt-oss) return the reasoning text itself as ``content``, no summary.
+        text = _summary_text(content)
+        notes["text_from"] = "content"
+    if len(parts) > 1 or any(set(part) != {"type", "text"} for part in parts):
+        notes["summary"] = parts  # one plain summary part is rebuilt from ``thinking``
+    return ThinkingBlock(
+        thinking=text,
+        signature=signature or None,
+        provider=PROVIDER,
+        provider_data={PROVIDER: notes},
+    )
+
+
+# -- media ------------------------------------------------------------------------------------
+
+
+def _inline_mime(block: MediaBlock, options: EncodeOptions) -> str:
+    """The exact MIME type of a block we send inline (a URL block is downloaded first)."""
+    if isinstance(block.source, URLSource):
+        block.read(options.policy)
+    return block.mime_type
+
+
+def _openai_file_id(block: ImageBlock | FileBlock, index: int, position: int) -> str | None:
+    source = file_id_of(block)
+    if source is None:
+        return None
+    if source.provider is not None and source.provider not in _OPENAI_STORES:
+        raise unsupported(PROVIDER, block, index, position, f"it is a {source.provider} file")
+    return source.file_id
+
+
+def _image_to_openai_responses(
+    block: ImageBlock, index: int, position: int, options: EncodeOptions
+) -> dict[str, Any]:
+    detail = block.detail or block.for_provider(PROVIDER).get("detail") or "auto"
+    part: dict[str, Any] = {**_extra(block), "type": "input_image", "detail": detail}
+    file_id = _openai_file_id(block, index, position)
+    if file_id is not None:
+        part["file_id"] = file_id
+    elif use_url(block, True, options):
+        assert isinstance(block.source, URLSource)
+        part["image_url"] = block.source.url
+    else:
+        mime = _inline_mime(block, options)
+        if mime not in _IMAGE_TYPES:
+            raise unsupported(
+                PROVIDER,
+                block,
+                index,
+                position,
+                f"OpenAI takes PNG, JPEG, WebP and GIF images, this is {mime}; prepare() can "
+                "convert it",
+            )
+        part["image_url"] = data_uri(block, options)
+    return part
+
+
+def _file_to_openai_responses(
+    block: FileBlock, index: int, position: int, options: EncodeOptions
+) -> dict[str, Any]:
+    part: dict[str, Any] = {**_extra(block), "type": "input_file"}
+    file_id = _openai_file_id(block, index, position)
+    if file_id is not None:
+        part["file_id"] = file_id
+        if block.filename:
+            part["filename"] = block.filename
+    elif use_url(block, True, options):
+        assert isinstance(block.source, URLSource)
+        part["file_url"] = block.source.url
+    else:
+        mime = _inline_mime(block, options)
+        part["file_data"] = data_uri(block, options)
+        part["filename"] = block.filename or _default_filename(mime)
+    return part
+
+
+def _default_filename(mime: str) -> str:
+    return "document" + (mimetypes.guess_extension(mime) or "")
+
+
+def _media_from_reference(cls: type[_M], value: str, filename: str | None, where: str) -> _M:
+    """A media block from a URL, a data URI or bare base64 text, with errors placed."""
+    try:
+        if is_data_uri(value):
+            return cls.from_data_uri(value, filename=filename)
+        if value[:8].lower().startswith(("http://", "https://")):
+            return cls.from_url(value, filename=filename)
+        return cls.from_base64(value, filename=filename)
+    except MediaBlocksError as exc:
+        raise DecodeError(f"{where}: {exc}") from exc
+
+
+def _image_from_openai_responses(part: dict[str, Any], where: str) -> ImageBlock:
+    url = part.get("image_url")
+    file_id = part.get("file_id")
+    if isinstance(url, str) and url:
+        block = _media_from_reference(ImageBlock, url, None, where)
+    elif isinstance(file_id, str) and file_id:
+        block = ImageBlock.from_file_id(file_id, provider=FILE_STORE)
+    else:
+        raise DecodeError(f"{where}: input_image has neither image_url nor file_id")
+    detail = part.get("detail")
+    marks: dict[str, Any] = {}
+    update: dict[str, Any] = {}
+    if detail in ("low", "high"):
+        update["detail"] = detail
+    elif isinstance(detail, str) and detail != "auto":
+        marks["detail"] = detail  # a level newer than ImageBlock.detail knows ("original"...)
+    update["provider_data"] = _stored(part, "input_image", **marks)
+    return block.model_copy(update=update)
+
+
+def _file_from_openai_responses(part: dict[str, Any], where: str) -> FileBlock:
+    filename = part.get("filename") if isinstance(part.get("filename"), str) else None
+    data, url, file_id = part.get("file_data"), part.get("file_url"), part.get("file_id")
+    if isinstance(data, str) and data:
+        block = _media_from_reference(FileBlock, data, filename, where)
+    elif isinstance(url, str) and url:
+        block = _media_from_reference(FileBlock, url, filename, where)
+    elif isinstance(file_id, str) and file_id:
+        block = FileBlock.from_file_id(file_id, provider=FILE_STORE, filename=filename)
+    else:
+        raise DecodeError(f"{where}: input_file has no file_data, file_url or file_id")
+    return block.model_copy(update={"provider_data": _stored(part, "input_file")})
+
+
+# -- tool calls -------------------------------------------------------------------------------
+
+
+def _tool_call_to_openai_responses(block: ToolCallBlock) -> dict[str, Any]:
+    return {
+        **_item_notes(block),
+        "type": "function_call",
+        "call_id": block.id,
+        "name": block.name,
+        "arguments": dump_args(block),
+    }
+
+
+def _tool_call_from_openai_responses(item: dict[str, Any], where: str) -> ToolCallBlock:
+    call_id, name = item.get("call_id"), item.get("name")
+    if not isinstance(call_id, str) or not call_id:
+        raise DecodeError(f"{where}: function_call has no call_id")
+    if not isinstance(name, str):
+        raise DecodeError(f"{where}: function_call has no name")
+    arguments = item.get("arguments")
+    if arguments is not None and not isinstance(arguments, str):
+        raise DecodeError(f"{where}: function_call arguments are not JSON text")
+    args, raw_args = parse_args(arguments)
+    return ToolCallBlock(
+        id=call_id,
+        name=name,
+        args=args,
+        raw_args=raw_args,
+        provider_data=_item_marks(item, "function_call"),
+    )
+
+
+def _tool_result_from_openai_responses(
+    item: dict[str, Any], where: str, names: dict[str, str]
+) -> ToolResultBlock:
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise DecodeError(f"{where}: function_call_output has no call_id")
+    output = item.get("output")
+    content: str | list[ContentBlock]
+    if output is None or isinstance(output, str):
+        content = output or ""
+    elif isinstance(output, list):
+        content = []
+        for number, raw in enumerate(output):
+            block = _input_part(raw, f"{where}, output part {number}")
+            assert not isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
+            content.append(block)
+    else:
+        raise DecodeError(f"{where}: output is a {type(output).__name__}, not text or parts")
+    name = item.get("name") if isinstance(item.get("name"), str) else names.get(call_id)
+    return ToolResultBlock(
+        tool_call_id=call_id,
+        content=content,
+        name=name,
+        provider_data=_item_marks(item, "function_call_output"),
+    )
+
+
+# -- decode helpers ---------------------------------------------------------------------------
+
+
+def _json_safe(value: Any) -> Any:
+    """A plain copy of decoded data (SDK objects as dicts) without unset (null) fields.
+
+    ``Response.model_dump()`` fills every optional field the API did not send with ``None``,
+    and the API rejects many of those nulls when the items are sent back as input; so nulls are
+    dropped, except in the few fields the API requires even when null (`_REQUIRED_NULLS`).
+    """
+    value = as_dict(value)
+    if isinstance(value, dict):
+        return {
+            str(key): _json_safe(item)
+            for key, item in value.items()
+            if item is not None or key in _REQUIRED_NULLS
+        }
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def _unmodelled(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The keys mediablocks does not model, without nulls (unset optional fields)."""
+    return {
+        key: _json_safe(value)
+        for key, value in data.items()
+        if key not in known and value is not None
+    }
+
+
+def _item_marks(item: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    extra = _unmodelled(item, _ITEM_KEYS[kind])
+    return {PROVIDER: {"item": extra}} if extra else {}
+
+
+def _stored(part: dict[str, Any], kind: str, **marks: Any) -> dict[str, dict[str, Any]]:
+    """``provider_data`` for a decoded part: its unmodelled keys and our own marks."""
+    data: dict[str, Any] = {key: value for key, value in marks.items() if value is not None}
+    extra = _unmodelled(part, _PART_KEYS.get(kind, frozenset({"type"})))
+    if extra:
+        data["extra"] = extra
+    return {PROVIDER: data} if data else {}
+
+
+def _raw(data: dict[str, Any], **marks: Any) -> RawBlock:
+    stored = {key: value for key, value in marks.items() if value is not None}
+    return RawBlock(
+        provider=PROVIDER, data=_json_safe(data), provider_data={PROVIDER: stored} if stored else {}
+    )
+
+
+def _text_of(part: dict[str, Any], key: str, where: str) -> str:
+    text = part.get(key)
+    if not isinstance(text, str):
+        raise DecodeError(f"{where}: {part.get('type')} part has no {key} string")
+    return text
+
+
+def _input_part(raw: Any, where: str) -> Block:
+    """A user, system or tool-output content part."""
+    part = as_dict(raw)
+    if not isinstance(part, dict):
+        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content part object")
+    kind = part.get("type")
+    if kind in ("input_text", "output_text", "text"):
+        return TextBlock(
+            text=_text_of(part, "text", where), provider_data=_stored(part, "input_text")
+        )
+    if kind == "input_image":
+        return _image_from_openai_responses(part, where)
+    if kind == "input_file":
+        return _file_from_openai_responses(part, where)
+    return _raw(part, slot="part")  # input_audio from compatible servers, and newer kinds
+
+
+def _output_content(content: Any, item: dict[str, Any], where: str) -> list[Block]:
+    """The parts of an assistant message item, each carrying the item's id and status."""
+    notes = _unmodelled(item, _ITEM_KEYS["message"])
+    if isinstance(content, str):
+        return [TextBlock(text=content, provider_data={PROVIDER: {"item": notes}} if notes else {})]
+    if not isinstance(content, list):
+        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    if not content:  # nothing to hold the item's id: keep the whole item
+        return [_raw(item)]
+    blocks: list[Block] = []
+    for number, raw in enumerate(content):
+        part = as_dict(raw)
+        place = f"{where}, part {number}"
+        if not isinstance(part, dict):
+            raise DecodeError(f"{place} is a {type(raw).__name__}, not a content part object")
+        kind = part.get("type")
+        marks: dict[str, Any] = {"item": notes} if notes else {}
+        if kind in ("output_text", "input_text", "text"):
+            annotations = part.get("annotations") or []
+            if not isinstance(annotations, list):
+                raise DecodeError(f"{place}: annotations is not a list")
+            stored = _stored(part, "output_text", **marks)
+            blocks.append(
+                TextBlock(
+                    text=_text_of(part, "text", place),
+                    annotations=[_json_safe(note) for note in annotations],
+                    provider_data=stored,
+                )
+            )
+        elif kind == "refusal":
+            stored = _stored(part, "refusal", refusal=True, **marks)
+            blocks.append(TextBlock(text=_text_of(part, "refusal", place), provider_data=stored))
+        else:
+            blocks.append(_raw(part, slot="part", **marks))
+    return blocks
+
+
+# -- decode -----------------------------------------------------------------------------------
+
+
+def from_openai_responses(payload: Any) -> list[Message]:
+    """Messages from a Responses request body, a list of input items, or a response.
+
+    A request body's ``instructions`` becomes the first `SystemMessage` and ``input`` may be a
+    string. A response (a dict or the SDK's ``Response``) gives one `AssistantMessage` holding
+    every output item, with usage, stop reason, model and response id.
+    """
+    data = as_dict(payload)
+    if isinstance(data, dict):
+        if data.get("object") == "response" or (
+            isinstance(data.get("output"), list) and "type" not in data
+        ):
+            return [_response_from_openai_responses(data)]
+        if "input" in data or "instructions" in data:
+            return _request_from_openai_responses(data)
+        if "type" in data or "role" in data:
+            return _items_from_openai_responses([data])
+        raise DecodeError(
+            "not an OpenAI Responses payload: expected a request with 'input', a response with "
+            "'output', or an input item"
+        )
+    if isinstance(data, list):
+        return _items_from_openai_responses(data)
+    raise DecodeError(f"not an OpenAI Responses payload: a {type(payload).__name__}")
+
+
+def _request_from_openai_responses(data: dict[str, Any]) -> list[Message]:
+    out: list[Message] = []
+    instructions = data.get("instructions")
+    if isinstance(instructions, str):
+        out.append(
+            SystemMessage(
+                content=[TextBlock(text=instructions)],
+                metadata={PROVIDER: {"instructions": True}},
+            )
+        )
+    elif instructions is not None:
+        raise DecodeError("OpenAI Responses request: 'instructions' is not a string")
+    items = data.get("input")
+    if isinstance(items, str):
+        out.append(UserMessage(content=[TextBlock(text=items)]))
+    elif items is not None:
+        out.extend(_items_from_openai_responses(items))
+    return out
+
+
+def _response_from_openai_responses(data: dict[str, Any]) -> AssistantMessage:
+    output = data.get("output") or []
+    if not isinstance(output, list):
+        raise DecodeError("OpenAI Responses response: 'output' is not a list")
+    blocks: list[Block] = []
+    for number, raw in enumerate(output):
+        item = as_dict(raw)
+        where = f"OpenAI Responses output item {number}"
+        if not isinstance(item, dict):
+            raise DecodeError(f"{where} is a {type(raw).__name__}, not an item object")
+        blocks.extend(_assistant_item(item, where))
+    status = data.get("status") if isinstance(data.get("status"), str) else None
+    details = as_dict(data.get("incomplete_details"))
+    reason = details.get("reason") if isinstance(details, dict) else None
+    notes = {
+        key: _json_safe(data[key])
+        for key in ("status", "incomplete_details", "error", "previous_response_id")
+        if data.get(key) is not None
+    }
+    model, response_id = data.get("model"), data.get("id")
+    return AssistantMessage(
+        content=blocks,
+        provider=PROVIDER,
+        usage=_usage_from_openai_responses(data.get("usage")),
+        stop_reason=reason if isinstance(reason, str) and reason else status or None,
+        model=model if isinstance(model, str) and model else None,
+        response_id=response_id if isinstance(response_id, str) and response_id else None,
+        metadata={PROVIDER: notes} if notes else {},
+    )
+
+
+def _usage_from_openai_responses(value: Any) -> Usage | None:
+    """Token counts; ``input_tokens`` already includes the cached ones, as `Usage` defines it."""
+    usage = as_dict(value)
+    if not isinstance(usage, dict):
+        return None
+    inputs = as_dict(usage.get("input_tokens_details")) or {}
+    outputs = as_dict(usage.get("output_tokens_details")) or {}
+    return Usage(
+        input_tokens=_count(usage.get("input_tokens")),
+        output_tokens=_count(usage.get("output_tokens")),
+        cache_read_tokens=_count(inputs.get("cached_tokens")),
+        cache_write_tokens=_count(inputs.get("cache_write_tokens")),
+        reasoning_tokens=_count(outputs.get("reasoning_tokens")),
+    )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _side(item: dict[str, Any]) -> str:
+    """Which message an item belongs to: system, user, assistant or tool."""
+    kind = item.get("type")
+    role = item.get("role")
+    if (kind == "message" or kind is None) and isinstance(role, str):
+        if role in ("system", "developer"):
+            return "system"
+        if role in ("user", "assistant"):
+            return role
+        return "unknown-role"
+    if kind in _TOOL_SIDE or (isinstance(kind, str) and kind.endswith("_output")):
+        return "tool"
+    if kind in _USER_SIDE:
+        return "user"
+    return "assistant"
+
+
+def _items_from_openai_responses(items: Any) -> list[Message]:
+    if not isinstance(items, list):
+        raise DecodeError("OpenAI Responses 'input' is not a list of items")
+    out: list[Message] = []
+    names: dict[str, str] = {}  # tool name by call id, for the results' ``name``
+    previous = ""  # the side of the item before, to group runs of items into one message
+    for number, raw in enumerate(items):
+        item = as_dict(raw)
+        where = f"OpenAI Responses input item {number}"
+        if not isinstance(item, dict):
+            raise DecodeError(f"{where} is a {type(raw).__name__}, not an item object")
+        side = _side(item)
+        last = out[-1] if out else None
+        if side == "assistant":
+            blocks = _assistant_item(item, where)
+            names.update({b.id: b.name for b in blocks if isinstance(b, ToolCallBlock)})
+            if previous == "assistant" and isinstance(last, AssistantMessage):
+                out[-1] = last.model_copy(update={"content": [*last.content, *blocks]})
+            else:
+                out.append(AssistantMessage(content=blocks, provider=PROVIDER))
+        elif side == "tool":
+            block: Block = (
+                _tool_result_from_openai_responses(item, where, names)
+                if item.get("type") == "function_call_output"
+                else _raw(item)
+            )
+            if previous == "tool" and isinstance(last, ToolMessage):
+                out[-1] = last.model_copy(update={"content": [*last.content, block]})
+            else:
+                out.append(ToolMessage(content=[block]))
+        elif side == "user" and item.get("type") != "message" and "role" not in item:
+            if previous == "user-raw" and isinstance(last, UserMessage):
+                out[-1] = last.model_copy(update={"content": [*last.content, _raw(item)]})
+            else:
+                out.append(UserMessage(content=[_raw(item)]))
+            side = "user-raw"
+        elif side in ("user", "system"):
+            out.append(_input_message(item, side, where))
+        else:
+            raise DecodeError(
+                f"{where} has role {item.get('role')!r}, not system, developer, user or assistant"
+            )
+        previous = side
+    return out
+
+
+def _input_message(item: dict[str, Any], side: str, where: str) -> Message:
+    content = item.get("content")
+    if isinstance(content, str):
+        blocks: list[Block] = [TextBlock(text=content)]
+    elif isinstance(content, list):
+        blocks = [
+            _input_part(part, f"{where}, part {number}") for number, part in enumerate(content)
+        ]
+    else:
+        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    notes: dict[str, Any] = {}
+    if item.get("role") == "developer":
+        notes["role"] = "developer"
+    item_keys = _unmodelled(item, _ITEM_KEYS["message"])
+    if item_keys:
+        notes["item"] = item_keys  # an input item's id and status: kept, not sent back
+    metadata = {PROVIDER: notes} if notes else {}
+    if side == "system":
+        return SystemMessage(content=blocks, metadata=metadata)
+    return UserMessage(content=blocks, metadata=metadata)
+
+
+def _assistant_item(item: dict[str, Any], where: str) -> list[Block]:
+    kind = item.get("type")
+    if kind == "message" or (kind is None and item.get("role") == "assistant"):
+        if item.get("role", "assistant") != "assistant":
+            raise DecodeError(f"{where}: an output message with role {item.get('role')!r}")
+        return _output_content(item.get("content"), item, where)
+    if kind == "reasoning":
+        return [_reasoning_from_openai_responses(item, where)]
+    if kind == "function_call":
+        return [_tool_call_from_openai_responses(item, where)]
+    return [_raw(item)]
