@@ -43,6 +43,7 @@ DESIGN_NAMES = {
     "StreamAccumulator",
     "normalize_messages",
     "validate",
+    "estimate_tokens",
 }
 
 

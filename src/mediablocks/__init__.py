@@ -68,9 +68,11 @@ from .messages import (
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
 from .policy import FetchPolicy, current_policy, use_policy
+from .probe import MediaInfo, probe, probe_bytes
 from .providers import EncodeOptions, InvalidOptionError, decode, encode, encode_json
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
+from .tokens import estimate_tokens, image_tokens
 from .validation import HistoryError, Problem, ensure_valid, validate
 
 __all__ = [
@@ -100,6 +102,7 @@ __all__ = [
     "InvalidSourceError",
     "MediaBlock",
     "MediaBlocksError",
+    "MediaInfo",
     "MediaTypeError",
     "Message",
     "PathNotAllowedError",
@@ -130,9 +133,11 @@ __all__ = [
     "encode",
     "encode_json",
     "ensure_valid",
+    "estimate_tokens",
     "fetch",
     "filter_messages",
     "from_stream",
+    "image_tokens",
     "load_history",
     "load_messages",
     "media_block",
@@ -146,6 +151,8 @@ __all__ = [
     "parse_data_uri",
     "pretty",
     "pretty_print",
+    "probe",
+    "probe_bytes",
     "redacted",
     "register_signature",
     "regroup_messages",
