@@ -17,6 +17,8 @@ EXPECTED_BUILTINS = {
     "TooLargeError": ValueError,
     "ImageBombError": ValueError,
     "InvalidSourceError": ValueError,
+    "InvalidOptionError": ValueError,
+    "DownloadTooLargeError": OSError,
     "SourceError": OSError,
     "PathNotAllowedError": PermissionError,
     "FetchError": OSError,
@@ -38,6 +40,15 @@ def test_specific_parents() -> None:
     assert issubclass(mb.BlockedURLError, mb.FetchError)
     assert issubclass(mb.ImageBombError, mb.TooLargeError)
     assert issubclass(mb.PathNotAllowedError, mb.SourceError)
+    # A body past max_bytes is both: `except FetchError` around a fetch catches it too.
+    assert issubclass(mb.DownloadTooLargeError, mb.TooLargeError)
+    assert issubclass(mb.DownloadTooLargeError, mb.FetchError)
+
+
+def test_invalid_policy_values_are_mediablocks_errors() -> None:
+    for bad in ({"max_bytes": 0}, {"timeout": -1.0}, {"max_redirects": -1}):
+        with pytest.raises(mb.InvalidOptionError, match=f"FetchPolicy.{next(iter(bad))}"):
+            mb.FetchPolicy(**bad)  # type: ignore[arg-type]
 
 
 def test_every_error_class_is_drawn_in_the_module_docstring() -> None:

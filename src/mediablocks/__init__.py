@@ -20,9 +20,11 @@ from .errors import (
     BlockedURLError,
     DecodeError,
     DoesNotFitError,
+    DownloadTooLargeError,
     FetchError,
     FetchTimeoutError,
     ImageBombError,
+    InvalidOptionError,
     InvalidSourceError,
     MediaBlocksError,
     MediaTypeError,
@@ -69,7 +71,7 @@ from .messages import (
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
 from .policy import FetchPolicy, current_policy, use_policy
 from .probe import MediaInfo, probe, probe_bytes
-from .providers import EncodeOptions, InvalidOptionError, decode, encode, encode_json
+from .providers import EncodeOptions, decode, encode, encode_json
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
@@ -87,6 +89,7 @@ __all__ = [
     "DataURI",
     "DecodeError",
     "DoesNotFitError",
+    "DownloadTooLargeError",
     "EncodeOptions",
     "FetchError",
     "FetchPolicy",

@@ -12,8 +12,10 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── DoesNotFitError (ValueError)         media that cannot be fitted to a provider's limits
     ├── ToolResultMismatchError (ValueError) tool results that do not answer a turn's tool calls
     ├── TooLargeError (ValueError)           more bytes or pixels than a limit allows
-    │   └── ImageBombError                   an image whose pixel count is a decompression bomb
+    │   ├── ImageBombError                   an image whose pixel count is a decompression bomb
+    │   └── DownloadTooLargeError (+FetchError)  a URL's body past FetchPolicy.max_bytes
     ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
+    ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
     │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
     └── FetchError (OSError)                 a URL could not be fetched
@@ -30,9 +32,11 @@ __all__ = [
     "BlockedURLError",
     "DecodeError",
     "DoesNotFitError",
+    "DownloadTooLargeError",
     "FetchError",
     "FetchTimeoutError",
     "ImageBombError",
+    "InvalidOptionError",
     "InvalidSourceError",
     "MediaBlocksError",
     "MediaTypeError",
@@ -97,6 +101,10 @@ class InvalidSourceError(MediaBlocksError, ValueError):
     """A value that cannot be a media source, such as a plain string that only looks like a path."""
 
 
+class InvalidOptionError(MediaBlocksError, ValueError):
+    """An option, policy setting or `encode_json` field with a value mediablocks does not accept."""
+
+
 class SourceError(MediaBlocksError, OSError):
     """A media source (a path, a provider file id...) cannot be read."""
 
@@ -115,3 +123,8 @@ class BlockedURLError(FetchError, PermissionError):
 
 class FetchTimeoutError(FetchError, TimeoutError):
     """A fetch took longer than the policy's total timeout."""
+
+
+class DownloadTooLargeError(TooLargeError, FetchError):
+    """A URL's body is larger than ``FetchPolicy.max_bytes``: both too large and a failed fetch,
+    so ``except FetchError`` and ``except TooLargeError`` both catch it."""

@@ -31,7 +31,7 @@ import httpcore
 import httpx
 
 from . import _addresses
-from .errors import FetchError, FetchTimeoutError, MediaBlocksError, TooLargeError
+from .errors import DownloadTooLargeError, FetchError, FetchTimeoutError, MediaBlocksError
 from .mime import detect_mime, normalize_mime
 from .policy import FetchPolicy, current_policy
 
@@ -554,7 +554,7 @@ class _Body:
         self._wire = 0
         declared = _content_length(headers)
         if declared is not None and declared > limit:
-            raise TooLargeError(
+            raise DownloadTooLargeError(
                 f"cannot fetch {_shown(url)}: Content-Length is {declared} bytes, more than "
                 f"FetchPolicy.max_bytes={limit}",
                 limit=limit,
@@ -581,7 +581,7 @@ class _Body:
 
     def _too_large(self, size: int) -> None:
         self._parts.clear()
-        raise TooLargeError(
+        raise DownloadTooLargeError(
             f"cannot fetch {_shown(self._url)}: the body is more than "
             f"FetchPolicy.max_bytes={self._limit} bytes (stopped reading after {size})",
             limit=self._limit,
@@ -664,7 +664,8 @@ def fetch(url: str, policy: FetchPolicy | None = None) -> FetchResult:
     """Download ``url`` under ``policy`` (default: the scope's, see `use_policy`).
 
     Raises `BlockedURLError` when the policy refuses a hop (nothing is connected to then),
-    `TooLargeError` past ``max_bytes``, `FetchTimeoutError` past ``timeout``, `FetchStatusError`
+    `DownloadTooLargeError` (a `TooLargeError` and a `FetchError`) past ``max_bytes``,
+    `FetchTimeoutError` past ``timeout``, `FetchStatusError`
     for HTTP errors and `FetchError` for everything else that goes wrong.
     """
     policy = current_policy(policy)

@@ -15,6 +15,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .errors import InvalidOptionError
+
 if TYPE_CHECKING:
     import httpx
 
@@ -69,11 +71,15 @@ class FetchPolicy:
 
     def __post_init__(self) -> None:
         if self.max_bytes <= 0:
-            raise ValueError(f"FetchPolicy.max_bytes must be positive, got {self.max_bytes}")
+            raise InvalidOptionError(
+                f"FetchPolicy.max_bytes must be positive, got {self.max_bytes}"
+            )
         if self.timeout <= 0:
-            raise ValueError(f"FetchPolicy.timeout must be positive, got {self.timeout}")
+            raise InvalidOptionError(f"FetchPolicy.timeout must be positive, got {self.timeout}")
         if self.max_redirects < 0:
-            raise ValueError(f"FetchPolicy.max_redirects must be >= 0, got {self.max_redirects}")
+            raise InvalidOptionError(
+                f"FetchPolicy.max_redirects must be >= 0, got {self.max_redirects}"
+            )
         # Accept any iterable of strings for the set-like fields, stored lower-case and frozen.
         object.__setattr__(self, "allowed_schemes", _lower_set(self.allowed_schemes))
         object.__setattr__(self, "blocked_hosts", _lower_set(self.blocked_hosts))

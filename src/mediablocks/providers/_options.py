@@ -6,7 +6,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
-from ..errors import MediaBlocksError, UnknownProviderError
+from ..errors import InvalidOptionError, UnknownProviderError
 from ..policy import FetchPolicy
 
 __all__ = [
@@ -51,10 +51,6 @@ def canonical_provider(name: str) -> str:
         known = ", ".join(PROVIDERS)
         raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
     return key
-
-
-class InvalidOptionError(MediaBlocksError, ValueError):
-    """An encode option (or an `encode_json` field) with a value mediablocks does not accept."""
 
 
 class MediaSink:
