@@ -1,19 +1,28 @@
 from __future__ import annotations
 
 import io
+import sys
+import types
+
+import pytest
 
 import mediablocks as mb
 from mediablocks.history import (
     CHARS_PER_TOKEN,
+    DEFAULT_MEDIA_PROVIDER,
+    FALLBACK_MEDIA_TOKENS,
     count_tokens,
     filter_messages,
     merge_consecutive,
     normalize_messages,
+    parse_message,
     pretty,
     pretty_print,
     regroup_messages,
     trim_messages,
 )
+
+from .conftest import ROOT
 
 
 def _history(png: bytes) -> list[mb.Message]:
@@ -115,7 +124,166 @@ def test_pretty_never_prints_base64(png_bytes: bytes) -> None:
     assert "image/png" in text
     assert "sha256:" in text
     assert mb.ImageBlock.from_bytes(png_bytes).to_base64()[0][:20] not in text
-    assert "[tool call c1] zoom" in text
+    assert '[tool call c1] zoom({"x": 2})' in text
+    assert "── assistant (m1, tool_use, 5 in / 2 out)" in text.splitlines()
+    assert "   [thinking] hm" in text.splitlines()
     out = io.StringIO()
     pretty_print(_history(png_bytes), file=out)
     assert out.getvalue().strip() == text
+
+
+def test_flat_view_parses_raw_json_blocks_keeping_unknown_types() -> None:
+    raw = {
+        "role": "assistant",
+        "model": "m2",
+        "content": [
+            {"type": "text", "text": "hi"},
+            {"type": "web_search_result", "url": "https://example.com", "rank": 1},
+            {"type": "tool_call", "id": "c9", "name": "f", "args": {"x": 1}},
+        ],
+    }
+    items = normalize_messages([raw, mb.UserMessage.text("next")])
+    assert [type(i.block).__name__ for i in items] == [
+        "TextBlock",
+        "RawBlock",
+        "ToolCallBlock",
+        "TextBlock",
+    ]
+    unknown = items[1].block
+    assert isinstance(unknown, mb.RawBlock)
+    assert unknown.data == raw["content"][1]  # type: ignore[index]
+    assert {i.message_id for i in items[:3]} == {items[0].message_id}
+    assert [i.model for i in items[:3]] == ["m2", "m2", "m2"]
+    assert [i.index for i in items[:3]] == [0, 1, 2]
+    back = regroup_messages(items)
+    assert back[0].content[1] == unknown
+    assert regroup_messages(normalize_messages(back)) == back
+
+
+def test_parse_message_refuses_what_is_not_a_message() -> None:
+    with pytest.raises(mb.DecodeError, match="not a valid message"):
+        parse_message({"role": "narrator", "content": []})
+
+
+def test_merge_adds_usage_keeps_first_identity_and_never_merges_session_records() -> None:
+    first = mb.AssistantMessage(content=["a"], usage=mb.Usage(input_tokens=3, output_tokens=1))
+    second = mb.AssistantMessage(content=["b"], usage=mb.Usage(input_tokens=4, output_tokens=2))
+    notes = [
+        mb.CompactionSummaryMessage(summary="one"),
+        mb.CompactionSummaryMessage(summary="two"),
+    ]
+    merged = merge_consecutive([first, second, *notes])
+    assert len(merged) == 3
+    assert merged[0].id == first.id
+    assert merged[0].usage == mb.Usage(input_tokens=7, output_tokens=3)  # type: ignore[union-attr]
+    assert merged[0].text == "a\nb"
+    assert [m.summary for m in merged[1:]] == ["one", "two"]  # type: ignore[union-attr]
+
+
+def test_filter_accepts_role_aliases_and_drops_tool_traffic_in_user_turns() -> None:
+    history = [
+        mb.UserMessage.text("q"),
+        mb.AssistantMessage(content=["calling", mb.ToolCallBlock(id="c", name="f")]),
+        mb.UserMessage(content=[mb.ToolResultBlock(tool_call_id="c", content="r")]),
+    ]
+    assert [m.text for m in filter_messages(history, roles=["human"])] == ["q", ""]
+    no_tools = filter_messages(history, drop=["tools"])
+    assert [(m.role, m.text) for m in no_tools] == [("user", "q"), ("assistant", "calling")]
+
+
+def test_trim_keeps_system_messages_in_place_and_the_budget_rules() -> None:
+    history = [
+        mb.SystemMessage.text("s" * 4),
+        mb.UserMessage.text("u" * 40),
+        mb.SystemMessage.text("mid" + "d" * 1),
+        mb.AssistantMessage(content=["a" * 40]),
+        mb.UserMessage.text("v" * 40),
+    ]
+    trimmed = trim_messages(history, 1 + 1 + 10 + 10)
+    assert trimmed == [history[0], history[2], history[3], history[4]]  # order kept
+    assert trim_messages(history, 1) == [history[0], history[2]]  # only the system messages fit
+    assert trim_messages(history, 20, keep_system=False) == history[3:]
+    assert trim_messages(history, 21, keep_system=False) == history[2:]
+    by_messages = trim_messages(history, 2, counter=len, keep_system=False)
+    assert by_messages == history[3:]
+
+
+def test_trim_keep_first_never_cuts_between_a_call_and_its_results() -> None:
+    history = [
+        mb.UserMessage.text("u" * 40),
+        mb.AssistantMessage(
+            content=[mb.ToolCallBlock(id="a", name="f"), mb.ToolCallBlock(id="b", name="f")]
+        ),
+        mb.ToolMessage.from_result("a", "r" * 40),
+        mb.ToolMessage.from_result("b", "r" * 40),
+        mb.AssistantMessage(content=["done"]),
+    ]
+    unit = count_tokens(history[1:4])
+    assert trim_messages(history, 10 + unit - 1, keep="first") == history[:1]
+    assert trim_messages(history, 10 + unit, keep="first") == history[:4]
+
+
+def test_media_tokens_come_from_the_tokens_module(
+    png_bytes: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[object, str, object]] = []
+
+    def estimate_tokens(block: object, provider: str, *, model: object = None) -> int:
+        calls.append((block, provider, model))
+        return 321
+
+    fake = types.ModuleType("mediablocks.tokens")
+    fake.estimate_tokens = estimate_tokens  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "mediablocks.tokens", fake)
+    image = mb.ImageBlock.from_bytes(png_bytes)
+    message = mb.UserMessage(content=["x" * 8, image])
+    assert count_tokens(message, "openai", model="gpt-4o") == 2 + 321
+    assert calls == [(image, "openai-chat", "gpt-4o")]
+    with pytest.raises(mb.UnknownProviderError):
+        count_tokens(message, "skynet")
+    count_tokens(message)
+    assert calls[-1][1] == DEFAULT_MEDIA_PROVIDER
+
+    def refuses(block: object, provider: str, *, model: object = None) -> int:
+        raise mb.SourceError("cannot read it")
+
+    fake.estimate_tokens = refuses  # type: ignore[attr-defined]
+    assert count_tokens(message) == 2 + FALLBACK_MEDIA_TOKENS
+
+
+def test_count_tokens_of_calls_results_and_thinking() -> None:
+    message = mb.AssistantMessage(
+        content=[
+            mb.ThinkingBlock(thinking="t" * 12),
+            mb.ToolCallBlock(id="c", name="abcd", raw_args="{bad json"),
+        ]
+    )
+    assert count_tokens(message) == 3 + 1 + 3
+    result = mb.ToolMessage.from_result("c", [mb.TextBlock(text="r" * 9)])
+    assert count_tokens([message, result]) == 7 + 3
+
+
+def test_trim_keeps_results_carried_in_a_user_turn_with_their_call() -> None:
+    history = [
+        mb.UserMessage.text("u" * 40),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="a", name="f")]),
+        mb.UserMessage(
+            content=[mb.ToolResultBlock(tool_call_id="a", content="r" * 40), "and also this"]
+        ),
+        mb.AssistantMessage(content=["done"]),
+    ]
+    pair = count_tokens(history[1:3])
+    last = count_tokens(history[3:])
+    assert trim_messages(history, last + pair - 1) == history[3:]
+    assert trim_messages(history, last + pair) == history[1:]
+
+
+def test_media_tokens_match_the_real_estimates() -> None:
+    tokens = pytest.importorskip("mediablocks.tokens")
+    photo = mb.ImageBlock.from_path(ROOT / "testdata/image/photo.jpg")
+    message = mb.UserMessage(content=["abcd", photo])
+    for provider in (None, "openai", "gemini"):
+        expected = tokens.estimate_tokens(photo, provider or DEFAULT_MEDIA_PROVIDER)
+        assert count_tokens(message, provider) == 1 + expected
+    unread = mb.ImageBlock.from_url("https://example.com/cat.png")  # never fetched to count
+    assert count_tokens(mb.UserMessage(content=[unread])) == FALLBACK_MEDIA_TOKENS

@@ -71,3 +71,68 @@ def test_ensure_valid_raises_listing_every_problem() -> None:
 def test_unknown_provider_is_refused() -> None:
     with pytest.raises(mb.UnknownProviderError):
         validate([], "skynet")
+
+
+def test_parallel_calls_answered_by_one_tool_message_each_are_fine() -> None:
+    history = [
+        mb.UserMessage.text("weather in Paris and Rome?"),
+        mb.AssistantMessage(
+            content=[mb.ToolCallBlock(id="a", name="w"), mb.ToolCallBlock(id="b", name="w")]
+        ),
+        mb.ToolMessage.from_result("a", "18 C"),
+        mb.ToolMessage.from_result("b", "14 C"),
+        mb.AssistantMessage(content=["warm"]),
+        mb.UserMessage.text("thanks"),
+    ]
+    for provider in ("openai", "anthropic", "gemini", "bedrock", "openai-responses"):
+        assert validate(history, provider) == [], provider
+
+
+def test_a_call_answered_after_a_user_message() -> None:
+    history = [
+        mb.UserMessage.text("go"),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="a", name="f")]),
+        mb.UserMessage.text("also, hurry"),
+        mb.ToolMessage.from_result("a", "ok"),
+        mb.AssistantMessage(content=["done"]),
+    ]
+    openai = validate(history, "openai")
+    assert [(p.code, p.message_index, p.block_index) for p in openai] == [
+        ("tool-call-without-result", 1, 0),
+        ("role-order", 3, -1),
+    ]
+    # Anthropic and Bedrock send the user text and the result as one user turn: accepted.
+    assert validate(history, "anthropic") == []
+    assert validate(history, "bedrock") == []
+
+
+def test_mistral_refuses_a_user_message_right_after_tool_results() -> None:
+    history = [
+        mb.UserMessage.text("go"),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="a", name="f")]),
+        mb.ToolMessage.from_result("a", "ok"),
+        mb.UserMessage.text("and now?"),
+    ]
+    assert _codes(validate(history, "mistral")) == ["role-order"]
+    assert validate(history, "openai") == []
+    bridged = [*history[:3], mb.AssistantMessage(content=["ok"]), history[3]]
+    assert validate(bridged, "mistral") == []
+
+
+def test_empty_messages_duplicate_results_and_session_messages() -> None:
+    history = [
+        mb.UserMessage(content=[]),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="a", name="f")]),
+        mb.CustomMessage(custom_type="ui-note", data={"x": 1}),  # never sent: ignored
+        mb.ToolMessage.from_result("a", "one"),
+        mb.ToolMessage.from_result("a", "two"),
+        mb.AssistantMessage(content=[]),  # a last empty assistant turn is a prefill: fine
+    ]
+    problems = validate(history, "anthropic")
+    assert [(p.code, p.message_index) for p in problems] == [
+        ("empty-message", 0),
+        ("duplicate-tool-result", 4),
+    ]
+    assert str(problems[1]) == (
+        "message 4, block 0: tool call 'a' already has a result [duplicate-tool-result]"
+    )

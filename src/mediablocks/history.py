@@ -6,13 +6,14 @@ in place.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from .blocks import (
     Block,
@@ -21,9 +22,19 @@ from .blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    parse_blocks,
+    summarize_validation_error,
 )
+from .errors import DecodeError, MediaBlocksError
 from .media import MediaBlock
-from .messages import Message, SystemMessage, ToolMessage
+from .messages import (
+    SESSION_ROLES,
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    normalize_role,
+)
 
 __all__ = [
     "FlatItem",
@@ -31,6 +42,7 @@ __all__ = [
     "filter_messages",
     "merge_consecutive",
     "normalize_messages",
+    "parse_message",
     "pretty",
     "pretty_print",
     "regroup_messages",
@@ -64,10 +76,31 @@ class FlatItem(BaseModel):
 _IDENTITY_FIELDS = {"id", "role", "timestamp", "content"}
 
 
-def normalize_messages(messages: Sequence[Message]) -> list[FlatItem]:
-    """A flat stream: one `FlatItem` per block, carrying its message's id, role, time and model."""
+def parse_message(data: Message | dict[str, Any]) -> Message:
+    """A message from a dict in mediablocks' JSON form (a message object is returned as is).
+
+    Its ``content`` may be a raw JSON list of blocks: block types mediablocks does not know are
+    kept verbatim as ``RawBlock(provider="unknown", data=...)`` instead of failing the message.
+    """
+    if not isinstance(data, dict):
+        return data
+    content = data.get("content")
+    if isinstance(content, list):
+        data = {**data, "content": parse_blocks(content, unknown="raw")}
+    try:
+        return _MESSAGE.validate_python(data)
+    except ValidationError as exc:
+        raise DecodeError(f"not a valid message: {summarize_validation_error(exc)}") from None
+
+
+def normalize_messages(messages: Sequence[Message | dict[str, Any]]) -> list[FlatItem]:
+    """A flat stream: one `FlatItem` per block, carrying its message's id, role, time and model.
+
+    Messages may also be dicts in mediablocks' JSON form (see `parse_message`).
+    """
     items: list[FlatItem] = []
-    for message in messages:
+    for given in messages:
+        message = parse_message(given)
         rest = {
             name: getattr(message, name)
             for name in type(message).model_fields
@@ -121,16 +154,25 @@ def regroup_messages(items: Iterable[FlatItem]) -> list[Message]:
 
 
 def merge_consecutive(messages: Sequence[Message]) -> list[Message]:
-    """Merge adjacent messages of the same role into one (the first message's id and fields)."""
+    """Merge adjacent messages of the same role into one.
+
+    The merged message keeps the first message's id, timestamp and other fields, with the blocks
+    of all of them in order; assistant usages are added up. Session messages (custom, summaries)
+    are never merged: each holds its own record.
+    """
     merged: list[Message] = []
     for message in messages:
-        if merged and merged[-1].role == message.role and message.role != "custom":
-            previous = merged[-1]
-            merged[-1] = previous.model_copy(
-                update={"content": [*previous.content, *message.content]}
-            )
-        else:
+        previous = merged[-1] if merged else None
+        if previous is None or previous.role != message.role or message.role in SESSION_ROLES:
             merged.append(message)
+            continue
+        update: dict[str, Any] = {"content": [*previous.content, *message.content]}
+        if isinstance(previous, AssistantMessage) and isinstance(message, AssistantMessage):
+            if previous.usage is not None and message.usage is not None:
+                update["usage"] = previous.usage + message.usage
+            else:
+                update["usage"] = previous.usage or message.usage
+        merged[-1] = previous.model_copy(update=update)
     return merged
 
 
@@ -153,7 +195,7 @@ def filter_messages(
     tool results and tool messages), ``"raw"``, ``"text"``. Messages left empty are removed unless
     ``keep_empty``.
     """
-    wanted_roles = set(roles) if roles is not None else None
+    wanted_roles = {normalize_role(r) for r in roles} if roles is not None else None
     dropped = set(drop)
     if "tools" in dropped:
         dropped |= {"tool_call", "tool_result"}
@@ -180,7 +222,10 @@ def filter_messages(
 
 CHARS_PER_TOKEN = 4
 """Text token rule: one token per four characters, rounded up (a common, documented average)."""
-_FALLBACK_MEDIA_TOKENS = 1000
+FALLBACK_MEDIA_TOKENS = 1000
+"""Media whose size cannot be estimated (no ``tokens`` module, or nothing readable) count this."""
+DEFAULT_MEDIA_PROVIDER = "anthropic"
+"""Whose media rules `count_tokens` uses when no provider is given."""
 
 
 def _text_tokens(text: str) -> int:
@@ -191,11 +236,11 @@ def _media_tokens(block: MediaBlock, provider: str | None, model: str | None) ->
     try:
         from .tokens import estimate_tokens
     except ImportError:  # pragma: no cover - tokens.py is part of the package
-        return _FALLBACK_MEDIA_TOKENS
+        return FALLBACK_MEDIA_TOKENS
     try:
-        return int(estimate_tokens(block, provider or "anthropic", model=model))
-    except Exception:  # an estimate must never break counting: fall back to a flat figure
-        return _FALLBACK_MEDIA_TOKENS
+        return int(estimate_tokens(block, provider or DEFAULT_MEDIA_PROVIDER, model=model))
+    except MediaBlocksError:  # media it cannot measure (an unread URL...): a flat figure
+        return FALLBACK_MEDIA_TOKENS
 
 
 def _block_tokens(block: Block, provider: str | None, model: str | None) -> int:
@@ -204,8 +249,6 @@ def _block_tokens(block: Block, provider: str | None, model: str | None) -> int:
     if isinstance(block, ThinkingBlock):
         return _text_tokens(block.thinking or block.redacted_data or "")
     if isinstance(block, ToolCallBlock):
-        import json
-
         return _text_tokens(block.name) + _text_tokens(block.raw_args or json.dumps(block.args))
     if isinstance(block, ToolResultBlock):
         if isinstance(block.content, str):
@@ -223,25 +266,32 @@ def count_tokens(
 ) -> int:
     """An approximate token count: text by `CHARS_PER_TOKEN`, media by `estimate_tokens`.
 
-    Media estimates come from header dimensions and durations; nothing is fetched.
+    Media estimates come from header dimensions and durations; nothing is fetched. An unknown
+    provider name raises `UnknownProviderError`.
     """
+    if provider is not None:
+        from .providers._options import canonical_provider
+
+        provider = canonical_provider(provider)
     items = [messages] if isinstance(messages, BaseModel) else list(messages)
     return sum(_block_tokens(b, provider, model) for m in items for b in m.content)
 
 
 def _units(messages: Sequence[Message]) -> list[list[Message]]:
-    """Groups that must stay together: an assistant turn with tool calls and its tool results."""
+    """Groups that must stay together: an assistant turn with tool calls and the messages after
+    it that hold their results (tool messages, or user turns carrying results, Anthropic style)."""
     units: list[list[Message]] = []
     for message in messages:
-        is_result = isinstance(message, ToolMessage) or (
-            message.role == "user"
-            and message.content
-            and all(isinstance(b, ToolResultBlock) for b in message.content)
+        calls = {
+            b.id
+            for m in (units[-1] if units else [])
+            for b in m.content
+            if isinstance(b, ToolCallBlock)
+        }
+        answers = isinstance(message, ToolMessage) or any(
+            isinstance(b, ToolResultBlock) and b.tool_call_id in calls for b in message.content
         )
-        previous_calls = units and any(
-            isinstance(b, ToolCallBlock) for m in units[-1] for b in m.content
-        )
-        if is_result and previous_calls:
+        if calls and answers:
             units[-1].append(message)
         else:
             units.append([message])
@@ -260,9 +310,10 @@ def trim_messages(
 ) -> list[Message]:
     """The longest run of messages (the most recent with ``keep="last"``) within ``max_tokens``.
 
-    System messages are kept first when ``keep_system``. A tool call is never separated from its
-    results: an assistant turn with tool calls and the tool messages answering it are kept or
-    dropped together.
+    With ``keep_system`` every system message is kept, in its place, and counts against the
+    budget (when they alone exceed it, only they are returned). A tool call is never separated
+    from its results: an assistant turn with tool calls and the tool messages answering it are
+    kept or dropped together. ``counter`` replaces `count_tokens` (say, a real tokenizer).
     """
     count = counter or (lambda ms: count_tokens(ms, provider, model=model))
     system = [m for m in messages if isinstance(m, SystemMessage)] if keep_system else []
@@ -271,16 +322,14 @@ def trim_messages(
     units = _units(rest)
     if keep == "last":
         units.reverse()
-    chosen: list[list[Message]] = []
+    kept = {id(m) for m in system}
     for unit in units:
         cost = count(unit)
         if cost > budget:
             break
-        chosen.append(unit)
+        kept.update(id(m) for m in unit)
         budget -= cost
-    if keep == "last":
-        chosen.reverse()
-    return [*system, *(m for unit in chosen for m in unit)]
+    return [m for m in messages if id(m) in kept]  # in their original order
 
 
 def _describe_block(block: Block) -> str:
@@ -291,7 +340,7 @@ def _describe_block(block: Block) -> str:
             return "[thinking: redacted]"
         return f"[thinking] {block.thinking}"
     if isinstance(block, ToolCallBlock):
-        args = block.raw_args if block.raw_args is not None else block.args
+        args = block.raw_args if block.raw_args is not None else json.dumps(block.args)
         return f"[tool call {block.id}] {block.name}({args})"
     if isinstance(block, ToolResultBlock):
         state = " error" if block.is_error else ""
@@ -313,9 +362,13 @@ def pretty(messages: Sequence[Message]) -> str:
     lines: list[str] = []
     for message in messages:
         header: str = message.role
-        model = getattr(message, "model", None)
-        if model:
-            header += f" ({model})"
+        notes = []
+        if isinstance(message, AssistantMessage):
+            notes = [note for note in (message.model, message.stop_reason) if note]
+            if message.usage is not None:
+                notes.append(f"{message.usage.input_tokens} in / {message.usage.output_tokens} out")
+        if notes:
+            header += f" ({', '.join(notes)})"
         lines.append(f"── {header}")
         for block in message.content:
             lines.extend("   " + line for line in _describe_block(block).splitlines() or [""])

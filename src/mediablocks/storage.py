@@ -3,7 +3,8 @@
 `save_history(messages, media_dir=...)` writes each distinct media payload once, as
 ``<sha256>.<ext>`` in ``media_dir``, and the JSON refers to it by hash, so histories and logs stay
 small and identical images are stored once. `load_history` reads it back, checking every stored
-file against its hash.
+file against its hash. `redacted` is a view for logs in which media (and any long base64 text)
+appear as short summaries such as ``<image/png 1.2 MB sha256:ab12cd34ef56…>``.
 """
 
 from __future__ import annotations
@@ -12,17 +13,25 @@ import hashlib
 import json
 import mimetypes
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from .blocks import Block, ToolResultBlock
 from .datauri import b64decode, b64encode
 from .errors import DecodeError, SourceError
 from .media import MediaBlock
 from .messages import Message, dump_messages, load_messages
 from .mime import detect_mime
+from .sources import PathSource
 
 __all__ = ["load_history", "media_summary", "redacted", "save_history"]
+
+LONG_TEXT = 1024
+"""Base64 strings (or base64 data URIs) at least this long are summarised by `redacted`."""
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_DATA_URI = re.compile(r"data:([\w.+-]+/[\w.+-]+)?((?:;[^,;]*)*),(.*)", re.S)
 
 
 def _human_size(size: int) -> str:
@@ -34,17 +43,25 @@ def _human_size(size: int) -> str:
     return f"{size} B"  # pragma: no cover - the loop always returns
 
 
+def _summary(mime: str, data: bytes | str) -> str:
+    digest = hashlib.sha256(data.encode("ascii") if isinstance(data, str) else data).hexdigest()
+    return f"<{mime} {_human_size(len(data))} sha256:{digest[:12]}…>"
+
+
 def media_summary(block: MediaBlock) -> str:
-    """``<image/png 1.2 MB sha256:ab12cd34…>`` for loaded media; never reads a path or URL."""
+    """``<image/png 1.2 MB sha256:ab12cd34ef56…>`` for loaded media; never reads a path or URL.
+
+    Media not read yet are described by their source: ``<image/png path 'cat.png'>``.
+    """
     if not block.loaded:
-        return f"<{block.declared_mime or 'media'} {block.source.describe()}>"
+        kind = str(getattr(block, "type", "media"))
+        return f"<{block.declared_mime or kind} {block.source.describe()}>"
     data = block.read()
-    digest = hashlib.sha256(data).hexdigest()[:12]
-    return f"<{block.mime_type} {_human_size(len(data))} sha256:{digest}…>"
+    return _summary(block.mime_type, data)
 
 
 def _walk(node: Any, visit: Any) -> Any:
-    """Rebuild a JSON tree, letting ``visit`` replace media block dicts."""
+    """Rebuild a JSON tree, letting ``visit`` replace dicts (it returns None to go inside)."""
     if isinstance(node, dict):
         replaced = visit(node)
         if replaced is not None:
@@ -61,48 +78,71 @@ def _is_media(node: dict[str, Any]) -> bool:
     )
 
 
-def redacted(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """A JSON-ready view for logs: media blocks become ``<image/png 1.2 MB sha256:ab12…>``."""
-    summaries: dict[int, str] = {}
+def _media_blocks(messages: Sequence[Message]) -> Iterator[MediaBlock]:
+    """Every media block, those inside tool results included."""
 
-    def remember(message: Message) -> None:
-        for block in message.content:
+    def inner(blocks: Sequence[Block]) -> Iterator[MediaBlock]:
+        for block in blocks:
             if isinstance(block, MediaBlock):
-                summaries[id(block)] = media_summary(block)
+                yield block
+            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                yield from inner(block.content)
 
     for message in messages:
-        remember(message)
+        yield from inner(message.content)
+
+
+def redacted(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """A JSON-ready view for logs: media blocks become ``{"type": ..., "media": "<summary>"}``.
+
+    Media anywhere (tool results included) are summarised by `media_summary`, and so is any other
+    string of `LONG_TEXT` characters or more that is base64 or a base64 data URI (images inside
+    provider raw blocks, encrypted reasoning). Nothing is read or fetched.
+    """
+    summaries = {id(block): media_summary(block) for block in _media_blocks(messages)}
     output: list[dict[str, Any]] = []
     for message in messages:
-        dumped = message.model_dump(mode="python")
-        content = []
-        for block, data in zip(message.content, dumped["content"], strict=True):
-            if isinstance(block, MediaBlock):
-                content.append({"type": block.type, "media": summaries[id(block)]})
-            else:
-                content.append(_redact_nested(data))
-        dumped["content"] = content
-        dumped["timestamp"] = message.timestamp.isoformat()
-        output.append(dumped)
+        dumped = message.model_dump(mode="json")
+        dumped["content"] = [
+            _redact_block(block, data, summaries)
+            for block, data in zip(message.content, dumped["content"], strict=True)
+        ]
+        output.append(_redact_strings(dumped))
     return output
 
 
-def _redact_nested(node: Any) -> Any:
-    def visit(item: dict[str, Any]) -> Any:
-        if not _is_media(item):
-            return None
-        source = item["source"]
-        if source.get("kind") == "bytes" and isinstance(source.get("data"), bytes):
-            data = source["data"]
-            digest = hashlib.sha256(data).hexdigest()[:12]
-            mime = item.get("declared_mime") or "media"
-            return {
-                "type": item["type"],
-                "media": f"<{mime} {_human_size(len(data))} sha256:{digest}…>",
-            }
-        return {"type": item["type"], "media": f"<{source.get('kind')} source>"}
+def _redact_block(block: Block, data: dict[str, Any], summaries: dict[int, str]) -> Any:
+    if isinstance(block, MediaBlock):
+        return {"type": data["type"], "media": summaries[id(block)]}
+    if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+        data["content"] = [
+            _redact_block(inner, inner_data, summaries)
+            for inner, inner_data in zip(block.content, data["content"], strict=True)
+        ]
+    return data
 
-    return _walk(node, visit)
+
+def _redact_strings(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: _redact_strings(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_redact_strings(item) for item in node]
+    if isinstance(node, str) and len(node) >= LONG_TEXT:
+        uri = _DATA_URI.fullmatch(node)
+        if uri is not None and ";base64" in uri.group(2):
+            return _base64_summary(uri.group(3), uri.group(1))
+        if _BASE64.fullmatch(node):
+            return _base64_summary(node, None)
+    return node
+
+
+def _base64_summary(text: str, declared: str | None) -> str:
+    """The summary of the decoded bytes (so one image has one digest wherever it appears)."""
+    try:
+        data = b64decode(text.strip(), what="base64 text")
+    except DecodeError:
+        return text
+    return _summary(detect_mime(data) or declared or "base64", data)
 
 
 def save_history(
@@ -110,62 +150,93 @@ def save_history(
     path: str | os.PathLike[str] | None = None,
     *,
     media_dir: str | os.PathLike[str] | None = None,
+    embed_paths: bool = False,
     indent: int | None = None,
 ) -> str:
     """The history as JSON; with ``media_dir``, media bytes are stored there by sha256.
 
-    Returns the JSON text, and also writes it to ``path`` when given. Only media held in memory or
-    in readable files is externalised; URL and provider-file blocks stay references.
+    Returns the JSON text, and also writes it to ``path`` when given. Media held in memory are
+    written inline as base64, or with ``media_dir`` once each to ``<media_dir>/<sha256>.<ext>``.
+    Media from local files stay path references unless ``embed_paths``, which reads them (under the
+    current fetch policy) so the history holds its own copy. URL and provider-file blocks always
+    stay references.
     """
     text = dump_messages(messages, indent=indent)
-    if media_dir is not None:
-        folder = Path(media_dir)
+    embedded = _path_bytes(messages) if embed_paths else {}
+    if media_dir is None and not embedded:
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+    folder = Path(media_dir) if media_dir is not None else None
+    if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-        document = json.loads(text)
-        written: set[str] = set()
+    written: set[str] = set()
 
-        def externalise(node: dict[str, Any]) -> Any:
-            if not _is_media(node) or node["source"].get("kind") != "bytes":
-                return None
-            data = b64decode(node["source"]["data"], what="stored media")
-            digest = hashlib.sha256(data).hexdigest()
-            mime = detect_mime(data) or node.get("declared_mime") or ""
-            extension = (mimetypes.guess_extension(mime) or ".bin") if mime else ".bin"
-            name = digest + extension
-            if name not in written and not (folder / name).exists():
-                (folder / name).write_bytes(data)
-            written.add(name)
-            return {**node, "source": {"kind": "stored", "sha256": digest, "file": name}}
+    def store(node: dict[str, Any]) -> Any:
+        if not _is_media(node):
+            return None
+        source = node["source"]
+        if source.get("kind") == "path" and source.get("path") in embedded:
+            data = embedded[source["path"]]
+        elif source.get("kind") == "bytes" and folder is not None:
+            data = b64decode(source["data"], what="stored media")
+        else:
+            return None
+        if folder is None:
+            return {**node, "source": {"kind": "bytes", "data": b64encode(data)}}
+        name = _stored_name(data, node.get("declared_mime"))
+        if name not in written and not (folder / name).exists():
+            (folder / name).write_bytes(data)
+        written.add(name)
+        return {**node, "source": {"kind": "stored", "sha256": name.split(".")[0], "file": name}}
 
-        document = _walk(document, externalise)
-        text = json.dumps(document, indent=indent, ensure_ascii=False)
+    document = _walk(json.loads(text), store)
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
     return text
 
 
+def _path_bytes(messages: Sequence[Message]) -> dict[str, bytes]:
+    """The bytes of every media block read from a local file, by its path."""
+    return {
+        block.source.path: block.read()
+        for block in _media_blocks(messages)
+        if isinstance(block.source, PathSource)
+    }
+
+
+def _stored_name(data: bytes, declared: Any) -> str:
+    """``<sha256>.<ext>``, the extension from what the bytes are (``.bin`` when unknown)."""
+    digest = hashlib.sha256(data).hexdigest()
+    mime = detect_mime(data) or (declared if isinstance(declared, str) else None)
+    extension = (mimetypes.guess_extension(mime) if mime else None) or ".bin"
+    return digest + extension
+
+
 def load_history(
     source: str | bytes | os.PathLike[str], *, media_dir: str | os.PathLike[str] | None = None
 ) -> list[Message]:
-    """Read a history written by `save_history` (a path or the JSON text itself).
+    """Read a history written by `save_history`: a path (an ``os.PathLike``) or the JSON text.
 
     Externalised media are loaded from ``media_dir`` and checked against their sha256; a missing or
-    altered file raises `SourceError` naming it.
+    altered file raises `SourceError` naming it, a stored name that is not a plain file name (or
+    stored media without a ``media_dir``) raises `DecodeError`.
     """
     text = Path(source).read_text(encoding="utf-8") if isinstance(source, os.PathLike) else source
     try:
         document = json.loads(text)
     except ValueError as exc:
         raise DecodeError(f"history is not valid JSON: {exc}") from None
-    if media_dir is None:
-        return load_messages(document)
-    folder = Path(media_dir)
+    folder = Path(media_dir) if media_dir is not None else None
 
     def internalise(node: dict[str, Any]) -> Any:
         if not _is_media(node) or node["source"].get("kind") != "stored":
             return None
         name = str(node["source"].get("file", ""))
-        if os.path.basename(name) != name or not name:
+        if folder is None:
+            raise DecodeError(f"the history stores media in a folder ({name!r}): pass media_dir")
+        if os.path.basename(name) != name or not name or name in (".", ".."):
             raise DecodeError(f"stored media name {name!r} is not a plain file name")
         try:
             data = (folder / name).read_bytes()

@@ -1,10 +1,12 @@
 """`validate`: every problem in a history at once, before a provider rejects it.
 
-Checks that hold everywhere: empty text blocks, duplicate tool-call ids, tool results without a
-matching earlier call, and a ToolCallBlock whose arguments were not valid JSON. With a provider,
-also what that provider refuses: tool calls left without results, system messages after the start, a
-conversation that does not begin with a user turn, and consecutive turns of one role where the wire
-format needs alternation (providers whose translators merge them are not flagged).
+Checks that hold everywhere: empty text blocks, empty messages, duplicate tool-call ids, tool
+results without a matching earlier call (or a second result for one call), and a ToolCallBlock
+whose arguments were not valid JSON. With a provider, also what that provider refuses: tool calls
+left without results, system messages after the start, a conversation that does not begin with a
+user turn, and role orders the wire format refuses (tool results not right after their calls for
+OpenAI Chat and Mistral; a user message right after tool results for Mistral). Consecutive turns of
+one role are not flagged: the Anthropic, Bedrock and Gemini translators merge them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from .blocks import TextBlock, ToolCallBlock, ToolResultBlock
 from .errors import MediaBlocksError
-from .messages import SESSION_ROLES, Message, SystemMessage
+from .messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
 
 __all__ = ["HistoryError", "Problem", "ensure_valid", "validate"]
 
@@ -26,6 +28,36 @@ _RESULTS_REQUIRED = frozenset(
 _SYSTEM_FIRST_ONLY = frozenset({"anthropic", "gemini", "bedrock"})
 # Providers that require the first sent turn to be the user's.
 _USER_FIRST = frozenset({"anthropic", "gemini", "bedrock"})
+# Providers whose tool messages must come right after the assistant message making the calls
+# (the others merge a run of user and tool messages into the one user turn answering them).
+_RESULTS_RIGHT_AFTER = frozenset({"openai-chat", "mistral"})
+# Providers that refuse a user message right after tool results ("Unexpected role 'user' after
+# role 'tool'"): an assistant message must come between.
+_ASSISTANT_AFTER_RESULTS = frozenset({"mistral"})
+
+
+def _is_results(message: Message) -> bool:
+    """A tool message, or a user message holding only tool results (how some formats carry them)."""
+    if message.role == "tool":
+        return True
+    return (
+        message.role == "user"
+        and bool(message.content)
+        and all(isinstance(b, ToolResultBlock) for b in message.content)
+    )
+
+
+def _answers(sent: list[tuple[int, Message]], position: int, provider: str) -> set[str]:
+    """The call ids answered by the turn after ``sent[position]``: the run of tool messages right
+    after it, or for providers that merge them, the run of user and tool messages."""
+    answered: set[str] = set()
+    for _, message in sent[position + 1 :]:
+        if provider in _RESULTS_RIGHT_AFTER and not _is_results(message):
+            break
+        if message.role not in ("user", "tool"):
+            break
+        answered.update(b.tool_call_id for b in message.content if isinstance(b, ToolResultBlock))
+    return answered
 
 
 @dataclass(frozen=True)
@@ -63,6 +95,9 @@ def validate(messages: Sequence[Message], provider: str | None = None) -> list[P
     sent = [(i, m) for i, m in enumerate(messages) if m.role not in SESSION_ROLES]
 
     for position, (index, message) in enumerate(sent):
+        is_last = position == len(sent) - 1
+        if not message.content and not (is_last and isinstance(message, AssistantMessage)):
+            problems.append(Problem(index, -1, "empty-message", f"{message.role} message is empty"))
         for block_index, block in enumerate(message.content):
             if isinstance(block, TextBlock) and not block.text.strip():
                 problems.append(Problem(index, block_index, "empty-text", "empty text block"))
@@ -123,23 +158,51 @@ def validate(messages: Sequence[Message], provider: str | None = None) -> list[P
                         f"{canonical} takes the system prompt only before the conversation",
                     )
                 )
-        if canonical in _RESULTS_REQUIRED and message.role == "assistant":
-            next_message = sent[position + 1][1] if position + 1 < len(sent) else None
-            for call in (b for b in message.content if isinstance(b, ToolCallBlock)):
-                answered_next = next_message is not None and any(
-                    isinstance(b, ToolResultBlock) and b.tool_call_id == call.id
-                    for b in next_message.content
-                )
-                if next_message is not None and not answered_next:
+        if canonical in _RESULTS_REQUIRED and message.role == "assistant" and not is_last:
+            answers = _answers(sent, position, canonical)
+            for block_index, block in enumerate(message.content):
+                if isinstance(block, ToolCallBlock) and block.id not in answers:
                     problems.append(
                         Problem(
                             index,
-                            message.content.index(call),
+                            block_index,
                             "tool-call-without-result",
-                            f"{canonical} needs the result of tool call {call.id!r} in the "
-                            "next message",
+                            f"{canonical} needs the result of tool call {block.id!r} in the "
+                            "turn right after it",
                         )
                     )
+        previous = sent[position - 1][1] if position > 0 else None
+        if canonical in _RESULTS_RIGHT_AFTER and message.role == "tool":
+            after_calls = previous is not None and (
+                _is_results(previous)
+                or (isinstance(previous, AssistantMessage) and bool(previous.tool_calls))
+            )
+            if not after_calls:
+                problems.append(
+                    Problem(
+                        index,
+                        -1,
+                        "role-order",
+                        f"{canonical} takes tool results only right after the assistant message "
+                        "that made the calls",
+                    )
+                )
+        if (
+            canonical in _ASSISTANT_AFTER_RESULTS
+            and message.role == "user"
+            and not _is_results(message)
+            and previous is not None
+            and _is_results(previous)
+        ):
+            problems.append(
+                Problem(
+                    index,
+                    -1,
+                    "role-order",
+                    f"{canonical} refuses a user message right after tool results; an assistant "
+                    "message must come between",
+                )
+            )
     if canonical in _USER_FIRST:
         first = next((m for _, m in sent if not isinstance(m, SystemMessage)), None)
         if first is not None and first.role != "user":
