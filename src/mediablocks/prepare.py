@@ -1,0 +1,645 @@
+"""Fit the media of a conversation to one provider's limits, and say what changed.
+
+`prepare` returns new messages (the inputs are frozen and stay untouched) whose every media block
+the provider accepts, or raises `DoesNotFitError` listing every block that cannot be made to fit.
+`prepare_with_report` also returns a `PrepareReport`; `prepare_block` fits a single block.
+
+What is read: blocks over bytes or a local path. Blocks over a URL or a provider file id are
+counted (image count, the many-images pixel cap) but not read unless ``read_urls=True``: the
+provider fetches them and applies its own limits.
+
+The order (details in ``docs/preparation.md``):
+
+1. Kinds and types the provider cannot carry at all (a video for Anthropic) are problems.
+2. Images go through `mediablocks.images.fit_image` with the request's image count, so the
+   count-dependent pixel caps apply (Anthropic: 2000 px with more than 20 images).
+3. Audio in a type the provider refuses is transcoded with ``ffmpeg`` when it is on PATH.
+4. Durations (audio, video) and PDF page counts come from `mediablocks.probe.probe`; sizes are
+   counted the way the provider counts them (raw or base64).
+5. Request totals: image count, all images' bytes, documents, pages, seconds, request bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .blocks import ToolResultBlock
+from .errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
+from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
+from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
+from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
+from .messages import Message
+from .mime import mime_kind
+from .policy import FetchPolicy
+from .sources import BytesSource, FileIdSource, URLSource
+
+__all__ = [
+    "BlockReport",
+    "PrepareOptions",
+    "PrepareReport",
+    "prepare",
+    "prepare_block",
+    "prepare_with_report",
+]
+
+FFMPEG_TIMEOUT = 120.0
+"""Seconds an ``ffmpeg`` transcode may take before it is stopped."""
+
+_EXTENSIONS = {
+    "image/jpeg": ".jpg",
+    "image/png": ".png",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+    "audio/mpeg": ".mp3",
+    "audio/wav": ".wav",
+}
+
+
+@dataclass(frozen=True)
+class PrepareOptions:
+    """How `prepare` may change media.
+
+    ``optimal_size``: scale images down to the size the provider would scale them to anyway
+    (Anthropic 1568 px long edge and about 1.15 MP, OpenAI 2048 px box and 768 px short side),
+    saving upload and tokens. ``strip_metadata``: remove EXIF (GPS, serial numbers, dates), XMP,
+    IPTC and comments; the ICC profile is kept. ``convert``: convert formats the provider refuses
+    (HEIC, AVIF, TIFF, BMP... to PNG or JPEG; audio with ffmpeg). ``max_image_pixels``: the
+    decompression-bomb limit. ``read_urls``: fetch URL blocks (under ``policy``) to fit them too.
+    """
+
+    optimal_size: bool = False
+    strip_metadata: bool = True
+    convert: bool = True
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS
+    read_urls: bool = False
+    policy: FetchPolicy | None = None
+
+
+@dataclass(frozen=True)
+class BlockReport:
+    """What happened to one media block.
+
+    ``message_index`` and ``block_index`` locate it; ``item_index`` is its index inside a tool
+    result's content (``None`` for a block directly in the message). Bytes are counted as the
+    provider counts them (``measure``); ``None`` when the block was not read (URL, file id).
+    """
+
+    message_index: int
+    block_index: int
+    item_index: int | None
+    block: str
+    changes: tuple[Change, ...] = ()
+    bytes_before: int | None = None
+    bytes_after: int | None = None
+    measure: ByteMeasure = "raw"
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def __str__(self) -> str:
+        where = f"message {self.message_index}, block {self.block_index}"
+        if self.item_index is not None:
+            where += f", item {self.item_index}"
+        if not self.changes:
+            return f"{where}: {self.block} unchanged"
+        sizes = ""
+        if self.bytes_before is not None and self.bytes_after is not None:
+            sizes = f" ({self.bytes_before:,} -> {self.bytes_after:,} bytes {self.measure})"
+        return f"{where}: {self.block}: " + "; ".join(map(str, self.changes)) + sizes
+
+
+@dataclass(frozen=True)
+class PrepareReport:
+    """Every media block `prepare` looked at, in message order."""
+
+    provider: str
+    model: str | None
+    blocks: tuple[BlockReport, ...] = ()
+
+    @property
+    def changed(self) -> list[BlockReport]:
+        """The blocks that changed."""
+        return [entry for entry in self.blocks if entry.changed]
+
+    def __str__(self) -> str:
+        lines = [f"prepared for {self.provider}" + (f" ({self.model})" if self.model else "")]
+        lines.extend(f"  {entry}" for entry in self.blocks)
+        return "\n".join(lines)
+
+
+# -- public entry points --------------------------------------------------------------------------
+
+
+def prepare(
+    messages: Sequence[Message],
+    provider: str,
+    *,
+    model: str | None = None,
+    optimal_size: bool = False,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    read_urls: bool = False,
+    policy: FetchPolicy | None = None,
+) -> list[Message]:
+    """New messages whose media every limit of ``provider`` (and ``model``) accepts.
+
+    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``), and
+    `ImageBombError` at once for an image over the pixel limit. See `PrepareOptions`.
+    """
+    prepared, _ = prepare_with_report(
+        messages,
+        provider,
+        model=model,
+        optimal_size=optimal_size,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        read_urls=read_urls,
+        policy=policy,
+    )
+    return prepared
+
+
+def prepare_with_report(
+    messages: Sequence[Message],
+    provider: str,
+    *,
+    model: str | None = None,
+    optimal_size: bool = False,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    read_urls: bool = False,
+    policy: FetchPolicy | None = None,
+) -> tuple[list[Message], PrepareReport]:
+    """`prepare`, plus a `PrepareReport` of what changed in each media block."""
+    limits = limits_for(provider, model)
+    options = PrepareOptions(
+        optimal_size=optimal_size,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        read_urls=read_urls,
+        policy=policy,
+    )
+    return _Preparation(limits, options).run(list(messages))
+
+
+def prepare_block(
+    block: MediaBlock,
+    provider: str,
+    *,
+    model: str | None = None,
+    image_count: int = 1,
+    optimal_size: bool = False,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    policy: FetchPolicy | None = None,
+) -> tuple[MediaBlock, list[Change]]:
+    """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
+
+    Request totals (image count, pages, seconds across blocks) are not checked here. Raises
+    `DoesNotFitError` (with one problem) or `ImageBombError`.
+    """
+    limits = limits_for(provider, model)
+    options = PrepareOptions(
+        optimal_size=optimal_size,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        read_urls=True,
+        policy=policy,
+    )
+    run = _Preparation(limits, options)
+    slot = _Slot(0, 0, None, block)
+    run.fit(slot, image_count)
+    run.check_totals([slot])
+    run.raise_problems()
+    return slot.result, list(slot.changes)
+
+
+# -- the work -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Slot:
+    """One media block found in the messages, and what became of it."""
+
+    message_index: int
+    block_index: int
+    item_index: int | None
+    block: MediaBlock
+    result: MediaBlock = None  # type: ignore[assignment]
+    changes: tuple[Change, ...] = ()
+    size: int | None = None  # raw bytes after preparation (None: not read)
+    size_before: int | None = None
+    seconds: float | None = None
+    pages: int | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.result = self.block
+
+    @property
+    def where(self) -> str:
+        text = f"message {self.message_index}, block {self.block_index}"
+        if self.item_index is not None:
+            text += f", item {self.item_index}"
+        return f"{text}: {self.block.describe()}"
+
+
+def _kind(block: MediaBlock) -> str:
+    if isinstance(block, ImageBlock):
+        return "image"
+    if isinstance(block, AudioBlock):
+        return "audio"
+    if isinstance(block, VideoBlock):
+        return "video"
+    return "document" if mime_kind(block.mime_type) == "file" else mime_kind(block.mime_type)
+
+
+class _Preparation:
+    def __init__(self, limits: ProviderLimits, options: PrepareOptions) -> None:
+        self.limits = limits
+        self.options = options
+        self.problems: list[str] = []
+
+    # -- walking the messages --
+
+    def run(self, messages: list[Message]) -> tuple[list[Message], PrepareReport]:
+        slots = list(_find_media(messages))
+        image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
+        for slot in slots:
+            self.fit(slot, image_count)
+        self.share_image_bytes(slots, image_count)
+        self.check_totals(slots)
+        self.raise_problems()
+        report = PrepareReport(
+            self.limits.provider,
+            self.limits.model,
+            tuple(self.report_entry(slot) for slot in slots),
+        )
+        return _rebuild(messages, slots), report
+
+    def raise_problems(self) -> None:
+        if self.problems:
+            count = len(self.problems)
+            listing = "\n".join(f"  - {problem}" for problem in self.problems)
+            raise DoesNotFitError(
+                f"{count} problem{'s' if count > 1 else ''} fitting media to "
+                f"{self.limits.provider}:\n{listing}",
+                self.problems,
+            )
+
+    def report_entry(self, slot: _Slot) -> BlockReport:
+        measure = self.measure_of(slot.block)
+        before = slot.size_before
+        after = slot.size
+        return BlockReport(
+            slot.message_index,
+            slot.block_index,
+            slot.item_index,
+            slot.block.describe(),
+            slot.changes,
+            None if before is None else measured_size(before, measure),
+            None if after is None else measured_size(after, measure),
+            measure,
+        )
+
+    def measure_of(self, block: MediaBlock) -> ByteMeasure:
+        kind = _kind(block)
+        if kind == "image":
+            return self.limits.image_bytes_measure
+        if kind == "audio":
+            return self.limits.audio_bytes_measure
+        if kind == "video":
+            return self.limits.video_bytes_measure
+        return self.limits.document_bytes_measure
+
+    # -- one block --
+
+    def readable(self, block: MediaBlock) -> bool:
+        if isinstance(block.source, FileIdSource):
+            return False
+        return not isinstance(block.source, URLSource) or self.options.read_urls
+
+    def fit(self, slot: _Slot, image_count: int) -> None:
+        block = slot.block
+        kind = _kind(block)
+        if not self.readable(block):
+            if not self.limits.types_for(kind):
+                self.problems.append(f"{slot.where}: {self.limits.provider} takes no {kind} input")
+            return
+        try:
+            data = block.read(self.options.policy)
+            slot.size_before = slot.size = len(data)
+            if kind == "image":
+                self.fit_image(slot, data, image_count)
+            elif kind == "audio":
+                self.fit_audio(slot, data)
+            elif kind == "video":
+                self.fit_timed(slot, "video")
+            else:
+                self.fit_document(slot)
+        except ImageBombError:
+            raise
+        except MediaBlocksError as exc:
+            self.problems.append(f"{slot.where}: {_reason(exc, block)}")
+
+    def refuse_type(self, slot: _Slot, kind: str) -> bool:
+        """Record a problem when the provider takes no such kind or type; True if it did."""
+        accepted = self.limits.types_for(kind)
+        mime = slot.result.mime_type
+        if mime in accepted:
+            return False
+        name = self.limits.provider
+        if not accepted:
+            self.problems.append(f"{slot.where}: {name} takes no {kind} input")
+        else:
+            self.problems.append(
+                f"{slot.where}: {name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}"
+            )
+        return True
+
+    def fit_image(
+        self, slot: _Slot, data: bytes, image_count: int, max_bytes: int | None = None
+    ) -> None:
+        if not self.limits.image_types:
+            self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
+            return
+        target = ImageTarget.from_limits(
+            self.limits,
+            image_count=image_count,
+            optimal_size=self.options.optimal_size,
+            max_bytes=max_bytes,
+        )
+        fitted = fit_image(
+            data,
+            target,
+            mime_type=slot.block.mime_type,
+            strip_metadata=self.options.strip_metadata,
+            convert=self.options.convert,
+            max_image_pixels=self.options.max_image_pixels,
+            what=slot.block.describe(),
+        )
+        if fitted.unchanged:
+            return
+        slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, fitted.changes, self)
+        slot.changes = fitted.changes
+        slot.size = len(fitted.data)
+
+    def fit_audio(self, slot: _Slot, data: bytes) -> None:
+        accepted = self.limits.audio_types
+        mime = slot.block.mime_type
+        if accepted and mime not in accepted and self.options.convert:
+            target = "audio/mpeg" if "audio/mpeg" in accepted else "audio/wav"
+            if target in accepted:
+                converted = _transcode(data, target, slot.block.describe())
+                change = Change("transcoded", f"{mime} -> {target} with ffmpeg")
+                slot.result = _replaced(slot.block, converted, target, (change,), self)
+                slot.changes = (change,)
+                slot.size = len(converted)
+        self.fit_timed(slot, "audio")
+
+    def fit_timed(self, slot: _Slot, kind: str) -> None:
+        if self.refuse_type(slot, kind):
+            return
+        limit = self.limits.max_audio_bytes if kind == "audio" else self.limits.max_video_bytes
+        self.check_bytes(slot, limit, self.measure_of(slot.block), kind)
+        info = _probe(slot.result, self.options.policy)
+        slot.seconds = None if info is None else info.duration
+
+    def fit_document(self, slot: _Slot) -> None:
+        if self.refuse_type(slot, "document"):
+            return
+        self.check_bytes(
+            slot, self.limits.max_document_bytes, self.limits.document_bytes_measure, "document"
+        )
+        if slot.result.mime_type == "application/pdf":
+            info = _probe(slot.result, self.options.policy)
+            slot.pages = None if info is None else info.pages
+
+    def check_bytes(self, slot: _Slot, limit: int | None, measure: ByteMeasure, kind: str) -> None:
+        if limit is None or slot.size is None:
+            return
+        counted = measured_size(slot.size, measure)
+        if counted > limit:
+            self.problems.append(
+                f"{slot.where}: {counted:,} bytes ({measure}) is over {self.limits.provider}'s "
+                f"{kind} limit of {limit:,} bytes"
+            )
+
+    # -- request totals --
+
+    def share_image_bytes(self, slots: list[_Slot], image_count: int) -> None:
+        """When all images together are over the per-request byte total, give each a share."""
+        limit = self.limits.max_total_image_bytes
+        images = [s for s in slots if _kind(s.block) == "image" and s.size is not None]
+        if limit is None or not images:
+            return
+        measure = self.limits.image_bytes_measure
+        total = sum(measured_size(s.size or 0, measure) for s in images)
+        if total <= limit:
+            return
+        share = limit // len(images)
+        for slot in images:
+            if measured_size(slot.size or 0, measure) <= share:
+                continue
+            try:
+                data = slot.result.read(self.options.policy)
+                earlier = slot.changes
+                refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
+                self.fit_image(refit, data, image_count, max_bytes=share)
+                slot.result, slot.size = refit.result, refit.size
+                slot.changes = earlier + refit.changes
+            except ImageBombError:
+                raise
+            except MediaBlocksError as exc:
+                self.problems.append(f"{slot.where}: {_reason(exc, slot.block)}")
+
+    def check_totals(self, slots: list[_Slot]) -> None:
+        limits = self.limits
+        name = limits.provider
+        by_kind: dict[str, list[_Slot]] = {"image": [], "audio": [], "video": [], "document": []}
+        for slot in slots:
+            by_kind.setdefault(_kind(slot.block), []).append(slot)
+        images = by_kind["image"]
+        if limits.max_images is not None and len(images) > limits.max_images:
+            self.problems.append(
+                f"the request holds {len(images)} images; {name} takes at most {limits.max_images}"
+            )
+        documents = by_kind["document"]
+        if limits.max_documents is not None and len(documents) > limits.max_documents:
+            self.problems.append(
+                f"the request holds {len(documents)} documents; {name} takes at most "
+                f"{limits.max_documents}"
+            )
+        self.check_total(
+            by_kind["image"],
+            lambda s: measured_size(s.size, limits.image_bytes_measure) if s.size else None,
+            limits.max_total_image_bytes,
+            f"bytes of images ({limits.image_bytes_measure})",
+        )
+        self.check_total(documents, lambda s: s.pages, limits.max_document_pages, "PDF pages")
+        self.check_total(
+            by_kind["audio"], lambda s: s.seconds, limits.max_audio_seconds, "seconds of audio"
+        )
+        self.check_total(
+            by_kind["video"], lambda s: s.seconds, limits.max_video_seconds, "seconds of video"
+        )
+        inline = [s for s in slots if s.size is not None]
+        self.check_total(
+            inline,
+            lambda s: measured_size(s.size or 0, limits.request_bytes_measure),
+            limits.max_request_bytes,
+            f"request bytes of media ({limits.request_bytes_measure})",
+        )
+
+    def check_total(self, slots: list[_Slot], amount: Any, limit: float | None, unit: str) -> None:
+        if limit is None:
+            return
+        counted = [(slot, amount(slot)) for slot in slots]
+        counted = [(slot, value) for slot, value in counted if value is not None]
+        total = sum(value for _, value in counted)
+        if total > limit:
+            parts = ", ".join(f"{slot.where} ({_number(value)})" for slot, value in counted)
+            self.problems.append(
+                f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
+                f"of {_number(limit)}: {parts}"
+            )
+
+
+def _number(value: float) -> str:
+    return (
+        f"{value:,.1f}" if isinstance(value, float) and not value.is_integer() else f"{value:,.0f}"
+    )
+
+
+def _reason(exc: MediaBlocksError, block: MediaBlock) -> str:
+    text = str(exc)
+    prefix = block.describe() + ": "
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def _probe(block: MediaBlock, policy: FetchPolicy | None) -> Any:
+    """Media facts from the headers (None: facts unknown, e.g. a provider file id).
+
+    A broken header (`DecodeError`: a truncated MP4, a PDF without a page tree) propagates: the
+    provider would refuse the file too, so it is a problem, not a pass.
+    """
+    from .probe import probe
+
+    try:
+        return probe(block, policy)
+    except DecodeError:
+        raise
+    except MediaBlocksError:
+        return None
+
+
+def _replaced(
+    block: MediaBlock,
+    data: bytes,
+    mime: str,
+    changes: tuple[Change, ...],
+    run: _Preparation,
+) -> MediaBlock:
+    """A block of the same class over new bytes, keeping the caller's fields and notes."""
+    filename = block.filename
+    if filename and mime != block.mime_type and mime in _EXTENSIONS:
+        filename = os.path.splitext(filename)[0] + _EXTENSIONS[mime]
+    fresh = type(block).from_source(BytesSource(data=data), mime, filename, block.strict)
+    note = {
+        "provider": run.limits.provider,
+        "changes": [str(change) for change in changes],
+    }
+    metadata = {**block.metadata, "prepared": note}
+    keep = {
+        name: getattr(block, name)
+        for name in type(block).model_fields
+        if name not in ("source", "declared_mime", "filename", "strict", "metadata")
+    }
+    return fresh.model_copy(update={**keep, "metadata": metadata})
+
+
+def _transcode(data: bytes, target: str, what: str) -> bytes:
+    """Audio transcoded by ffmpeg to MP3 or WAV; `DoesNotFitError` when ffmpeg is missing."""
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        raise DoesNotFitError(
+            f"{what}: must be transcoded to {target}, which needs ffmpeg on PATH; install it "
+            "(e.g. apt-get install ffmpeg) or convert the audio before sending"
+        )
+    codec = ["-codec:a", "libmp3lame", "-q:a", "4", "-f", "mp3"]
+    if target == "audio/wav":
+        codec = ["-codec:a", "pcm_s16le", "-f", "wav"]
+    with tempfile.TemporaryDirectory(prefix="mediablocks-") as folder:
+        source = os.path.join(folder, "input")
+        with open(source, "wb") as handle:
+            handle.write(data)
+        command = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", source]
+        command += ["-vn", "-map_metadata", "-1", *codec, "pipe:1"]
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=FFMPEG_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            raise DoesNotFitError(
+                f"{what}: ffmpeg took longer than {FFMPEG_TIMEOUT:.0f} s to transcode"
+            ) from None
+    if done.returncode != 0 or not done.stdout:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise DoesNotFitError(
+            f"{what}: ffmpeg could not transcode it to {target}: "
+            f"{message[-1] if message else 'no output'}"
+        )
+    return done.stdout
+
+
+# -- finding and replacing blocks -----------------------------------------------------------------
+
+
+def _find_media(messages: list[Message]) -> list[_Slot]:
+    found: list[_Slot] = []
+    for m, message in enumerate(messages):
+        for b, block in enumerate(message.content):
+            if isinstance(block, MediaBlock):
+                found.append(_Slot(m, b, None, block))
+            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                for i, item in enumerate(block.content):
+                    if isinstance(item, MediaBlock):
+                        found.append(_Slot(m, b, i, item))
+    return found
+
+
+def _rebuild(messages: list[Message], slots: list[_Slot]) -> list[Message]:
+    changed = [slot for slot in slots if slot.result is not slot.block]
+    if not changed:
+        return list(messages)
+    by_message: dict[int, list[_Slot]] = {}
+    for slot in changed:
+        by_message.setdefault(slot.message_index, []).append(slot)
+    result = list(messages)
+    for m, message_slots in by_message.items():
+        content: list[Any] = list(result[m].content)
+        for slot in message_slots:
+            if slot.item_index is None:
+                content[slot.block_index] = slot.result
+        nested = {s.block_index for s in message_slots if s.item_index is not None}
+        for b in nested:
+            tool_result = content[b]
+            assert isinstance(tool_result, ToolResultBlock)
+            items: list[Any] = list(tool_result.content)
+            for slot in message_slots:
+                if slot.block_index == b and slot.item_index is not None:
+                    items[slot.item_index] = slot.result
+            content[b] = tool_result.model_copy(update={"content": items})
+        result[m] = result[m].model_copy(update={"content": content})
+    return result
