@@ -44,6 +44,7 @@ DESIGN_NAMES = {
     "normalize_messages",
     "validate",
     "estimate_tokens",
+    "prepare",
 }
 
 

@@ -48,6 +48,7 @@ from .history import (
     regroup_messages,
     trim_messages,
 )
+from .limits import ProviderLimits, limits_for
 from .media import (
     AudioBlock,
     FileBlock,
@@ -72,6 +73,7 @@ from .messages import (
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
 from .policy import FetchPolicy, current_policy, use_policy
+from .prepare import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
 from .probe import MediaInfo, probe, probe_bytes
 from .providers import EncodeOptions, decode, encode, encode_json
 from .storage import load_history, media_summary, redacted, save_history
@@ -83,6 +85,7 @@ __all__ = [
     "AssistantMessage",
     "AudioBlock",
     "Block",
+    "BlockReport",
     "BlockedURLError",
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
@@ -111,7 +114,9 @@ __all__ = [
     "MediaTypeError",
     "Message",
     "PathNotAllowedError",
+    "PrepareReport",
     "Problem",
+    "ProviderLimits",
     "RawBlock",
     "SourceError",
     "StreamAccumulator",
@@ -144,6 +149,7 @@ __all__ = [
     "filter_messages",
     "from_stream",
     "image_tokens",
+    "limits_for",
     "load_history",
     "load_messages",
     "media_block",
@@ -156,6 +162,9 @@ __all__ = [
     "parse_blocks",
     "parse_data_uri",
     "parse_message",
+    "prepare",
+    "prepare_block",
+    "prepare_with_report",
     "pretty",
     "pretty_print",
     "probe",
