@@ -1,0 +1,546 @@
+"""detect_mime, normalize_mime, mime_kind and users' signatures (mediablocks.mime)."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import struct
+import tarfile
+import tracemalloc
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PIL import Image
+
+import mediablocks as mb
+from mediablocks.mime import (
+    HEADER_WINDOW,
+    detect_mime,
+    mime_kind,
+    normalize_mime,
+    register_signature,
+    unregister_signature,
+)
+
+from .conftest import PUBLIC_TESTDATA, TESTDATA, load_manifest, make_png, make_wav
+
+MANIFEST = load_manifest()
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+
+def _box(kind: bytes, payload: bytes = b"") -> bytes:
+    """An ISO-BMFF box, as ISO/IEC 14496-12 lays it out."""
+    return struct.pack(">I", 8 + len(payload)) + kind + payload
+
+
+def _ftyp(major: bytes, *compatible: bytes) -> bytes:
+    return _box(b"ftyp", major + b"\x00\x00\x00\x00" + b"".join(compatible))
+
+
+def _hdlr(handler: bytes) -> bytes:
+    return _box(b"hdlr", b"\x00" * 8 + handler + b"\x00" * 12 + b"name\x00")
+
+
+def _movie(*handlers: bytes) -> bytes:
+    tracks = b"".join(_box(b"trak", _box(b"mdia", _hdlr(h))) for h in handlers)
+    return _box(b"moov", _box(b"mvhd", b"\x00" * 100) + tracks)
+
+
+# -- the corpus -----------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not MANIFEST, reason="testdata/manifest.json is absent")
+@pytest.mark.parametrize("path", sorted(MANIFEST))
+def test_corpus_file_is_detected_as_the_manifest_says(path: str) -> None:
+    data = (TESTDATA / path).read_bytes()
+    assert detect_mime(data) == MANIFEST[path]["mime"]
+
+
+@pytest.mark.skipif(not MANIFEST, reason="testdata/manifest.json is absent")
+@pytest.mark.parametrize("path", sorted(MANIFEST))
+def test_corpus_answer_depends_only_on_the_window_and_not_on_the_buffer_type(path: str) -> None:
+    data = (TESTDATA / path).read_bytes()
+    expected = detect_mime(data)
+    assert detect_mime(data[:HEADER_WINDOW]) == expected
+    assert detect_mime(bytearray(data)) == expected
+    assert detect_mime(memoryview(data)) == expected
+
+
+PUBLIC = {
+    "fixture-office365.docx": DOCX,
+    "fixture-office365.xlsx": XLSX,
+    "fixture-office365.pptx": PPTX,
+    "fixture-mif1.heic": "image/heic",
+    "fixture-imovie.mp4": "video/mp4",
+}
+
+
+@pytest.mark.skipif(not PUBLIC_TESTDATA.exists(), reason="shared/testdata-public is absent")
+@pytest.mark.parametrize(("name", "expected"), sorted(PUBLIC.items()))
+def test_public_fixture(name: str, expected: str) -> None:
+    assert detect_mime((PUBLIC_TESTDATA / name).read_bytes()) == expected
+
+
+# -- ISO-BMFF brands and tracks --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ftyp", "expected"),
+    [
+        (_ftyp(b"mif1", b"mif1", b"heic"), "image/heic"),
+        (_ftyp(b"mif1", b"miaf", b"MiHE", b"heix"), "image/heic"),
+        (_ftyp(b"msf1", b"msf1", b"hevc"), "image/heic"),
+        (_ftyp(b"heix", b"mif1", b"heix"), "image/heic"),
+        (_ftyp(b"heim", b"mif1"), "image/heic"),
+        (_ftyp(b"mif1", b"mif1", b"miaf"), "image/heif"),
+        (_ftyp(b"msf1", b"msf1"), "image/heif"),
+        (_ftyp(b"mif1", b"mif1", b"avif"), "image/avif"),
+        (_ftyp(b"avis", b"avis", b"msf1"), "image/avif"),
+        (_ftyp(b"M4A ", b"M4A ", b"mp42", b"isom"), "audio/mp4"),
+        (_ftyp(b"M4B ", b"M4B "), "audio/mp4"),
+        (_ftyp(b"M4V ", b"M4V ", b"mp42"), "video/x-m4v"),
+        (_ftyp(b"qt  ", b"qt  "), "video/quicktime"),
+        (_ftyp(b"3gp5", b"3gp5", b"isom"), "video/3gpp"),
+        (_ftyp(b"3g2a", b"3g2a"), "video/3gpp2"),
+        (_ftyp(b"isom", b"isom", b"iso2", b"mp41"), "video/mp4"),
+        (_ftyp(b"XYZW", b"XYZW", b"isom"), "video/mp4"),
+        (_ftyp(b"crx ", b"crx ", b"isom"), "image/x-canon-cr3"),
+        (_ftyp(b"XYZW", b"XYZW"), None),
+    ],
+)
+def test_ftyp_brands_decide(ftyp: bytes, expected: str | None) -> None:
+    assert detect_mime(ftyp + _box(b"mdat", bytes(64))) == expected
+
+
+@pytest.mark.parametrize(
+    ("major", "handlers", "expected"),
+    [
+        (b"isom", (b"soun",), "audio/mp4"),
+        (b"mp42", (b"soun", b"soun"), "audio/mp4"),
+        (b"isom", (b"vide", b"soun"), "video/mp4"),
+        (b"isom", (b"soun", b"vide"), "video/mp4"),
+        (b"3gp4", (b"soun",), "audio/3gpp"),
+        (b"3gp4", (b"vide",), "video/3gpp"),
+    ],
+)
+def test_mp4_tracks_decide_audio_or_video(
+    major: bytes, handlers: tuple[bytes, ...], expected: str
+) -> None:
+    faststart = _ftyp(major, major) + _movie(*handlers) + _box(b"mdat", bytes(100))
+    assert detect_mime(faststart) == expected
+
+
+def test_mp4_whose_moov_is_past_the_window_is_video() -> None:
+    late_moov = _ftyp(b"isom", b"isom") + _box(b"mdat", bytes(HEADER_WINDOW)) + _movie(b"soun")
+    assert detect_mime(late_moov) == "video/mp4"
+
+
+# -- formats the corpus does not hold --------------------------------------------------------------
+
+
+def _webp(frames: int) -> bytes:
+    images = [Image.new("RGB", (16, 16), color) for color in ("red", "blue", "green")[:frames]]
+    buffer = io.BytesIO()
+    images[0].save(buffer, "WEBP", save_all=frames > 1, append_images=images[1:])
+    return buffer.getvalue()
+
+
+def _old_tar() -> bytes:
+    """A tar header without the ustar magic (pre-POSIX), its checksum recomputed."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        info = tarfile.TarInfo("notes.txt")
+        info.size = 5
+        archive.addfile(info, io.BytesIO(b"hello"))
+    header = bytearray(buffer.getvalue()[:512])
+    header[257:265] = bytes(8)
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\x00 " % sum(header)
+    return bytes(header) + buffer.getvalue()[512:]
+
+
+def _zip(*names: str, first_size: int = 10) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for number, name in enumerate(names):
+            payload = random.Random(number).randbytes(first_size if number == 0 else 10)
+            archive.writestr(name, payload)
+    return buffer.getvalue()
+
+
+def _mpeg_audio_frames(header: bytes, count: int) -> bytes:
+    # MPEG-1 layer III, 128 kbit/s, 44.1 kHz, no padding: 417 bytes a frame.
+    return (header + bytes(417 - 4)) * count
+
+
+MP3_HEADER = b"\xff\xfb\x90\x64"
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_webp(1), "image/webp"),
+        (_webp(3), "image/webp"),
+        (b"\x00\x00\x00\x0cJXL \r\n\x87\n" + _ftyp(b"jxl ", b"jxl "), "image/jxl"),
+        (b"II+\x00\x08\x00\x00\x00" + bytes(16), "image/tiff"),
+        (_mpeg_audio_frames(MP3_HEADER, 3), "audio/mpeg"),
+        (b"ID3\x04\x00\x00\x00\x00\x00\x05" + bytes(5) + _mpeg_audio_frames(MP3_HEADER, 2),
+         "audio/mpeg"),
+        (b"ID3\x04\x00\x00\x00\x00\x00\x00" + b"fLaC\x00\x00\x00\x22" + bytes(34), "audio/flac"),
+        (b"ID3\x03\x00\x00\x00\x08\x00\x00" + bytes(100), "audio/mpeg"),  # the tag fills the window
+        (b"#!AMR-WB\n" + bytes(40), "audio/amr-wb"),
+        (_old_tar(), "application/x-tar"),
+        (_zip("mimetype", "content.xml"), "application/zip"),
+        (_zip("[Content_Types].xml", "_rels/.rels", "xl/workbook.xml"), XLSX),
+        (_zip("[Content_Types].xml", "docProps/app.xml", "ppt/presentation.xml"), PPTX),
+        (_zip("META-INF/MANIFEST.MF", "Main.class"), "application/java-archive"),
+        ("Hello, world.\nA second line.\n".encode("utf-16-be"), "text/plain"),
+        (b"\xef\xbb\xbf<svg xmlns='http://www.w3.org/2000/svg'/>", "image/svg+xml"),
+        (b'<?xml version="1.0"?>\n<!-- made by hand -->\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG'
+         b' 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n<svg></svg>',
+         "image/svg+xml"),
+        (b"<!-- top -->\n<!doctype html><title>x</title>", "text/html"),
+        (b"<note xmlns='urn:x'><to>A</to></note>", "application/xml"),
+        (b"<?xml version='1.0'?><feed></feed>", "application/xml"),
+        (b'{"name": "x", "tags": [1, 2.5, null, true]}', "application/json"),
+        (b"[\n" + b'  {"id": 1, "text": "lorem ipsum"},\n' * 200, "application/json"),
+        (b"name;age;city\nAna;31;Porto\nBo;42;Oslo\n", "text/csv"),
+        (b"a\tb\tc\n1\t2\t3\n", "text/tab-separated-values"),
+        (b"# Title\n\nSome *text* and a [link](https://example.com).\n\n- one\n- two\n",
+         "text/markdown"),
+        (b"#!/bin/sh\n# a comment, not a heading\n# another\necho hi\n", "text/plain"),
+        (b"# settings\nitems:\n  - a\n  - b\n", "text/plain"),  # YAML: comments and a list
+        (b"func main() {\n\tfoo()\n\tbar()\n\tbaz()\n}\n", "text/plain"),  # tabs indent
+        (b"# Title\n\nSome text.\n\n## Install\n\n- one\n- two\n", "text/markdown"),
+        (b"\r\n\t   %PDF-1.7\n1 0 obj\n", "application/pdf"),
+    ],
+)  # fmt: skip
+def test_other_formats(data: bytes, expected: str) -> None:
+    assert detect_mime(data) == expected
+
+
+def _compound_file(
+    first_record: bytes, sector: int, names: tuple[str, ...] = (), count: int = 140
+) -> bytes:
+    """A compound file (MS-CFB version 3, 512-byte sectors) of ``count`` sectors whose ``sector``
+    starts with ``first_record``; the directory, holding ``names``, is the last sector (past the
+    64 KiB window with the default count, as LibreOffice writes it)."""
+    sectors = [bytearray(512) for _ in range(count)]
+    sectors[sector][: len(first_record)] = first_record
+    for number, name in enumerate(names):
+        encoded = name.encode("utf-16-le") + b"\x00\x00"
+        sectors[-1][number * 128 : number * 128 + len(encoded)] = encoded
+    header = bytearray(512)
+    header[:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    header[24:34] = struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+    header[48:52] = struct.pack("<I", count - 1)
+    return bytes(header) + b"".join(sectors)
+
+
+@pytest.mark.parametrize(
+    ("first_record", "expected"),
+    [
+        (b"\xec\xa5\xc1\x00", "application/msword"),  # Word 97 FIB
+        (b"\x09\x08\x10\x00\x00\x06\x05\x00", "application/vnd.ms-excel"),  # BIFF8 BOF
+        (b"\x0f\x00\xe8\x03", "application/vnd.ms-powerpoint"),  # DocumentContainer
+        (b"nothing we know", "application/x-ole-storage"),
+    ],
+)
+def test_legacy_office_whose_directory_is_past_the_window(
+    first_record: bytes, expected: str
+) -> None:
+    assert detect_mime(_compound_file(first_record, 7)) == expected
+
+
+def test_legacy_office_directory_in_the_window_decides() -> None:
+    names = ("Root Entry", "PowerPoint Document", "Current User")
+    assert detect_mime(_compound_file(b"", 0, names, count=6)) == "application/vnd.ms-powerpoint"
+    far = _compound_file(b"", 0, names)
+    assert len(far) > HEADER_WINDOW
+    assert detect_mime(far) == "application/x-ole-storage"
+
+
+def test_ooxml_deciding_entry_past_the_window_stays_zip() -> None:
+    near = _zip("[Content_Types].xml", "big.bin", "word/document.xml", first_size=100)
+    far = _zip("big.bin", "word/document.xml", first_size=HEADER_WINDOW)
+    assert detect_mime(near) == DOCX
+    assert detect_mime(far) == "application/zip"
+
+
+# -- hostile input ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\xff",
+        b"\x00",
+        b"\x89P",
+        b"ab",
+        b"{}",
+        b"\xff\xd8",
+        b"\x00\x00\x01",
+        b"\x89PNG\r\n",
+        b"RIFF\x00\x00",
+        b"\x00\x00\x00\x18ftyp",
+        b"PK\x03",
+        b"\x1a\x45\xdf",
+        b"OggS\x00",
+        b"ID3\x04\x00",
+        b"\xd0\xcf\x11\xe0",
+        b"\xff\xfb\x90",
+        b"\x00\x00\x01\xba\x44",
+    ],
+)
+def test_empty_tiny_and_truncated_headers_say_nothing(data: bytes) -> None:
+    assert detect_mime(data) is None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_bytes_say_nothing(seed: int) -> None:
+    rng = random.Random(seed)
+    data = rng.randbytes(rng.choice((16, 200, 1500, 9000)))
+    assert detect_mime(data) is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_mpeg_sync_lookalikes_say_nothing(seed: int) -> None:
+    # A valid-looking first frame header, but no second frame where its length says.
+    data = MP3_HEADER + random.Random(seed).randbytes(2000).replace(b"\xff", b"\x00")
+    assert detect_mime(data) is None
+
+
+def test_one_valid_frame_is_not_enough_but_two_are() -> None:
+    assert detect_mime(_mpeg_audio_frames(MP3_HEADER, 1) + b"\x00" * 40) is None
+    assert detect_mime(_mpeg_audio_frames(MP3_HEADER, 2)) == "audio/mpeg"
+    reserved_rate = b"\xff\xfb\x9c\x64"
+    assert detect_mime(_mpeg_audio_frames(reserved_rate, 3)) is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"plain latin-1 caf\xe9 text\n",  # not UTF-8
+        b"text with a \x1b[31m colour escape\n",
+        b"almost text\x00 with a NUL in it\n",
+        bytes(range(7, 200)) * 3,
+        b"\x00" * 2000 + b"%PDF-1.7\n",  # a PDF header too far in
+    ],
+)
+def test_things_that_are_not_text(data: bytes) -> None:
+    assert detect_mime(data) is None
+
+
+def test_json_is_strict() -> None:
+    assert detect_mime(b'{"a": 1,}') == "text/plain"
+    assert detect_mime(b"{not json}") == "text/plain"
+    cut = (b"[" + b'{"k": "value"},' * 2000)[:10_000]  # a valid prefix, cut by the head
+    assert detect_mime(cut) == "application/json"
+
+
+def test_prose_with_commas_is_not_csv() -> None:
+    assert detect_mime(b"Hello, world.\nThis is prose, not data.\n") == "text/plain"
+
+
+# -- the window ---------------------------------------------------------------------------------
+
+
+def test_a_huge_buffer_is_neither_read_past_the_window_nor_copied() -> None:
+    junk = bytearray(make_png()) + bytearray(b"\x00") * (50 * 1024 * 1024)
+    frozen = bytes(junk)
+    view = memoryview(junk)
+    tracemalloc.start()
+    try:
+        answers = (detect_mime(view), detect_mime(junk), detect_mime(frozen))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert answers == ("image/png", "image/png", "image/png")
+    assert peak < 256 * 1024  # a few KiB of head and small slices, never the 50 MB
+    view.release()
+    junk.extend(b"x")  # detect_mime left no export of the buffer behind
+
+
+def test_any_buffer_layout_is_read_as_bytes() -> None:
+    png = make_png()
+    interleaved = bytes(value for byte in png for value in (byte, 0))
+    assert detect_mime(memoryview(png).cast("b")) == "image/png"  # signed bytes
+    assert detect_mime(memoryview(interleaved)[::2]) == "image/png"  # strided
+
+
+def test_bytes_after_the_window_are_ignored() -> None:
+    text = b"just some words on a line\n" * (HEADER_WINDOW // 26 + 10)
+    assert detect_mime(text + b"\x00\x01\x02 binary tail") == "text/plain"
+
+
+def test_a_multibyte_character_cut_by_the_head_is_forgiven() -> None:
+    data = "é".encode() * 30_000  # two bytes a character
+    for start in (b"x", b"xy"):  # the first 4 KiB end inside a character, or between two
+        assert detect_mime(start + data) == "text/plain"
+    assert detect_mime(b"abc\xc3") is None  # the real end of the data: a broken character
+
+
+# -- normalize_mime and mime_kind ---------------------------------------------------------------
+
+ALIASES = [
+    ("image/jpg", "image/jpeg"),
+    ("IMAGE/JPEG", "image/jpeg"),
+    ("image/pjpeg", "image/jpeg"),
+    ("image/x-png", "image/png"),
+    ("image/x-ms-bmp", "image/bmp"),
+    ("image/x-bmp", "image/bmp"),
+    ("image/x-icon", "image/vnd.microsoft.icon"),
+    ("image/vnd.microsoft.icon", "image/vnd.microsoft.icon"),
+    ("image/tif", "image/tiff"),
+    ("audio/x-wav", "audio/wav"),
+    ("audio/wave", "audio/wav"),
+    ("audio/vnd.wave", "audio/wav"),
+    ("audio/mp3", "audio/mpeg"),
+    ("audio/mpeg3", "audio/mpeg"),
+    ("audio/x-mp3", "audio/mpeg"),
+    ("audio/x-m4a", "audio/mp4"),
+    ("audio/m4a", "audio/mp4"),
+    ("audio/x-flac", "audio/flac"),
+    ("audio/x-aiff", "audio/aiff"),
+    ("audio/x-aac", "audio/aac"),
+    ("audio/x-midi", "audio/midi"),
+    ("video/x-m4v", "video/x-m4v"),
+    ("video/avi", "video/x-msvideo"),
+    ("video/x-matroska", "video/x-matroska"),
+    ("application/x-pdf", "application/pdf"),
+    ("text/xml", "application/xml"),
+    ("text/xml; charset=utf-8", "application/xml"),
+    ("application/x-zip-compressed", "application/zip"),
+    ("application/x-gzip", "application/gzip"),
+    ("text/plain; charset=UTF-8", "text/plain"),
+    ("  Text/HTML ; charset=iso-8859-1", "text/html"),
+    ('multipart/form-data; boundary="x;y"', "multipart/form-data"),
+    ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", DOCX),
+]
+
+
+@pytest.mark.parametrize(("alias", "canonical"), ALIASES)
+def test_normalize_mime_aliases(alias: str, canonical: str) -> None:
+    assert normalize_mime(alias) == canonical
+
+
+@pytest.mark.parametrize("bad", ["", "jpeg", "image/", "/png", "image png", "image/pn g", "a/b/c"])
+def test_normalize_mime_refuses_what_is_not_a_mime_type(bad: str) -> None:
+    with pytest.raises(mb.MediaTypeError, match="not a MIME type"):
+        normalize_mime(bad)
+    with pytest.raises(ValueError, match="not a MIME type"):  # callers catch ValueError
+        normalize_mime(bad)
+
+
+@pytest.mark.parametrize(
+    ("mime", "kind"),
+    [
+        ("image/png", "image"),
+        ("Image/SVG+XML", "image"),
+        ("audio/mpeg", "audio"),
+        ("video/mp4; codecs=avc1", "video"),
+        ("application/pdf", "file"),
+        ("text/plain", "file"),
+        ("application/ogg", "file"),
+    ],
+)
+def test_mime_kind(mime: str, kind: str) -> None:
+    assert mime_kind(mime) == kind
+
+
+# -- users' signatures ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def registry() -> Iterator[list[str]]:
+    names: list[str] = []
+    yield names
+    for name in names:
+        unregister_signature(name)
+
+
+def test_registered_signature_beats_the_built_in_table(registry: list[str]) -> None:
+    png = make_png()
+    register_signature("application/x-my-png", prefix=b"\x89PNG")
+    registry.append("application/x-my-png")
+    assert detect_mime(png) == "application/x-my-png"
+    assert unregister_signature("application/x-my-png") is True
+    assert unregister_signature("application/x-my-png") is False
+    assert detect_mime(png) == "image/png"
+
+
+def test_accept_gets_a_read_only_window(registry: list[str]) -> None:
+    seen: list[memoryview] = []
+
+    def accept(window: memoryview) -> bool:
+        seen.append(window)
+        return window[:4].tobytes() == b"MYFM" and window[8] == 2
+
+    register_signature("Application/X-MyFormat; v=2", accept, name="myformat")
+    registry.append("myformat")
+    data = b"MYFM\x00\x00\x00\x00\x02" + bytes(HEADER_WINDOW * 2)
+    assert detect_mime(bytearray(data)) == "application/x-myformat"
+    assert seen[-1].readonly
+    assert len(seen[-1]) == HEADER_WINDOW
+    assert detect_mime(b"MYFM\x00\x00\x00\x00\x03" + bytes(20)) is None
+
+
+def test_prefix_at_an_offset_and_the_newest_signature_first(registry: list[str]) -> None:
+    register_signature("application/x-old", prefix=b"TAG", offset=4, name="old")
+    register_signature("application/x-new", prefix=b"TAG", offset=4, name="new")
+    registry += ["old", "new"]
+    assert detect_mime(b"\x00\x01\x02\x03TAG\x00") == "application/x-new"
+    unregister_signature("new")
+    assert detect_mime(b"\x00\x01\x02\x03TAG\x00") == "application/x-old"
+    register_signature("application/x-renamed", prefix=b"TAG", offset=4, name="old")
+    assert detect_mime(b"\x00\x01\x02\x03TAG\x00") == "application/x-renamed"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (("not a type", lambda _: True), {}, "not a MIME type"),
+        (("application/x-a",), {}, "give accept, prefix, or both"),
+        (("application/x-a", "not callable"), {}, "must be callable"),
+        (("application/x-a",), {"prefix": b"X", "offset": HEADER_WINDOW}, "within the first"),
+    ],
+)
+def test_register_signature_refuses_bad_arguments(
+    args: tuple[Any, ...], kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(mb.MediaTypeError, match=message):
+        register_signature(*args, **kwargs)
+
+
+# -- through the blocks -------------------------------------------------------------------------
+
+
+def test_declared_alias_is_normalised_and_checked_by_the_bytes() -> None:
+    png = make_png()
+    block = mb.ImageBlock.from_bytes(png, "image/x-png")
+    assert (block.declared_mime, block.mime_type) == ("image/png", "image/png")
+    assert mb.ImageBlock.from_bytes(png, "IMAGE/JPG; q=1").mime_type == "image/png"
+    with pytest.raises(mb.MediaTypeError, match="declared image/jpeg but the bytes are image/png"):
+        mb.ImageBlock.from_bytes(png, "image/jpg", strict=True)
+    assert mb.AudioBlock.from_bytes(make_wav(), "audio/x-wav").mime_type == "audio/wav"
+
+
+@pytest.mark.skipif(not MANIFEST, reason="testdata/manifest.json is absent")
+def test_media_block_picks_the_class_from_detection() -> None:
+    voice_note = mb.media_block((TESTDATA / "audio/opus.webm").read_bytes())
+    assert type(voice_note) is mb.AudioBlock
+    assert voice_note.mime_type == "audio/webm"
+    assert type(mb.media_block((TESTDATA / "text/data.csv").read_bytes())) is mb.FileBlock
+
+
+def test_manifest_is_json_with_a_mime_per_file() -> None:
+    if not MANIFEST:
+        pytest.skip("testdata/manifest.json is absent")
+    raw = json.loads((TESTDATA / "manifest.json").read_text())
+    assert all("mime" in entry for entry in raw.values())
