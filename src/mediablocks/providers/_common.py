@@ -1,32 +1,62 @@
-"""Small helpers every translator shares: media fields, URL decisions, arguments, errors."""
+"""Small helpers every translator shares: media fields, URL decisions, arguments, errors,
+turn grouping (encode) and turn splitting (decode)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from typing import Any
+import mimetypes
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
-from ..blocks import Block, ThinkingBlock, ToolCallBlock
-from ..errors import UnsupportedBlockError
+from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..datauri import is_data_uri
+from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..media import MediaBlock
-from ..messages import SESSION_ROLES, Message
+from ..messages import (
+    SESSION_ROLES,
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
 from ..sources import FileIdSource, URLSource
 from ._options import EncodeOptions
 
 __all__ = [
+    "add_tool_result",
     "as_dict",
     "base64_data",
     "block_label",
+    "blocks_from_content",
     "bytes_or_base64",
+    "call_names",
     "data_uri",
+    "default_filename",
     "dump_args",
     "file_id_of",
+    "group_turns",
+    "inline_mime",
     "is_own_thinking",
+    "media_from_reference",
+    "object_args",
+    "pair_call",
     "parse_args",
+    "results_first",
     "sendable",
+    "tool_args",
+    "tool_results",
     "unsupported",
+    "usage_count",
     "use_url",
+    "user_turns",
 ]
+
+_M = TypeVar("_M", bound=MediaBlock)
+
+Part = dict[str, Any]
+RoleEncoder = Callable[[Sequence[Block], int], list[Part]]
+"""Encodes one message's blocks (and its index, for errors) into wire parts."""
 
 
 def sendable(messages: Sequence[Message]) -> Iterator[tuple[int, Message]]:
@@ -34,6 +64,135 @@ def sendable(messages: Sequence[Message]) -> Iterator[tuple[int, Message]]:
     for index, message in enumerate(messages):
         if message.role not in SESSION_ROLES:
             yield index, message
+
+
+def group_turns(
+    messages: Sequence[Message],
+    *,
+    system: RoleEncoder,
+    assistant: RoleEncoder,
+    tool: RoleEncoder,
+    user: RoleEncoder,
+    assistant_role: str = "assistant",
+) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
+    """``(system parts, turns)`` for APIs that lift the system prompt and alternate two roles.
+
+    System messages are lifted, in order, into the system parts. Every other message becomes a
+    ``(role, parts)`` turn: assistant messages ``assistant_role``, tool and user messages
+    ``"user"``. Consecutive turns of the same role are merged and a turn with no parts is dropped.
+    """
+    system_parts: list[Part] = []
+    turns: list[tuple[str, list[Part]]] = []
+    for index, message in sendable(messages):
+        if isinstance(message, SystemMessage):
+            system_parts.extend(system(message.content, index))
+            continue
+        if isinstance(message, AssistantMessage):
+            role, parts = assistant_role, assistant(message.content, index)
+        elif isinstance(message, ToolMessage):
+            role, parts = "user", tool(message.content, index)
+        elif isinstance(message, UserMessage):
+            role, parts = "user", user(message.content, index)
+        else:  # pragma: no cover - sendable() yields only the four roles above
+            continue
+        if not parts:
+            continue
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(parts)
+        else:
+            turns.append((role, parts))
+    return system_parts, turns
+
+
+def tool_results(
+    provider: str, blocks: Sequence[Block], index: int
+) -> Iterator[tuple[int, ToolResultBlock]]:
+    """``(position, block)`` for each block of a tool message; any other kind of block raises."""
+    for position, block in enumerate(blocks):
+        if not isinstance(block, ToolResultBlock):
+            raise unsupported(
+                provider, block, index, position, "a tool message holds tool results only"
+            )
+        yield position, block
+
+
+def results_first(parts: list[Part], is_result: Callable[[Part], bool]) -> list[Part]:
+    """Tool results lead a user turn (the APIs require it); other parts keep their order."""
+    results = [p for p in parts if is_result(p)]
+    if not results or len(results) == len(parts):
+        return parts
+    return results + [p for p in parts if not is_result(p)]
+
+
+def user_turns(blocks: list[Block]) -> list[Message]:
+    """A decoded user turn as messages: runs of tool results become `ToolMessage`s, other runs
+    `UserMessage`s, in order (an empty turn is one empty `UserMessage`)."""
+    out: list[Message] = []
+    run: list[Block] = []
+    for block in blocks:
+        is_result = isinstance(block, ToolResultBlock)
+        if run and isinstance(run[0], ToolResultBlock) != is_result:
+            out.append(_user_run(run))
+            run = []
+        run.append(block)
+    if run or not out:
+        out.append(_user_run(run))
+    return out
+
+
+def _user_run(blocks: list[Block]) -> Message:
+    if blocks and isinstance(blocks[0], ToolResultBlock):
+        return ToolMessage(content=blocks)
+    return UserMessage(content=blocks)
+
+
+def blocks_from_content(
+    content: Any, where: str, decode_part: Callable[[Any, str], Block], noun: str
+) -> list[Block]:
+    """Decoded message content that is text or a list of parts (each a ``noun``: "part",
+    "chunk"): a text block for non-empty text, `decode_part` for each part, nothing for None."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [TextBlock(text=content)] if content else []
+    if isinstance(content, list):
+        return [
+            decode_part(part, f"{where}, {noun} {number}") for number, part in enumerate(content)
+        ]
+    raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or {noun}s")
+
+
+def add_tool_result(out: list[Message], block: Block, *, join: bool) -> None:
+    """Append a decoded tool result: to the `ToolMessage` just before it when ``join`` (the
+    previous wire message was a tool result too), else as a new `ToolMessage`."""
+    last = out[-1] if out else None
+    if join and isinstance(last, ToolMessage):
+        out[-1] = last.model_copy(update={"content": [*last.content, block]})
+    else:
+        out.append(ToolMessage(content=[block]))
+
+
+def call_names(messages: Sequence[Message]) -> dict[str, str]:
+    """Tool name by call id, from the history's tool calls (for APIs whose results need it)."""
+    names: dict[str, str] = {}
+    for _, message in sendable(messages):
+        for block in message.content:
+            if isinstance(block, ToolCallBlock):
+                names.setdefault(block.id, block.name)
+    return names
+
+
+def pair_call(pending: list[tuple[str, str]], name: str | None) -> str | None:
+    """The id of the unanswered ``(id, name)`` call a result without an id answers: the first
+    with the result's tool name (any when it has none), else the first; None when none is left.
+    The call is taken off ``pending``."""
+    for number, (call_id, call_name) in enumerate(pending):
+        if name is None or call_name == name:
+            del pending[number]
+            return call_id
+    if pending:
+        return pending.pop(0)[0]
+    return None
 
 
 def block_label(block: Block) -> str:
@@ -94,6 +253,32 @@ def use_url(block: MediaBlock, provider_fetches: bool, options: EncodeOptions) -
     return provider_fetches
 
 
+def inline_mime(block: MediaBlock, options: EncodeOptions) -> str:
+    """The exact MIME type of a block we send inline (a URL block is downloaded first)."""
+    if isinstance(block.source, URLSource):
+        block.read(options.policy)
+    return block.mime_type
+
+
+def default_filename(mime: str) -> str:
+    """``document.pdf`` and the like, for APIs that want a filename the block does not have."""
+    return "document" + (mimetypes.guess_extension(mime) or "")
+
+
+def media_from_reference(
+    cls: type[_M], value: str, mime: str | None, filename: str | None, where: str
+) -> _M:
+    """A media block from a URL, a data URI or bare base64 text, with errors placed."""
+    try:
+        if is_data_uri(value):
+            return cls.from_data_uri(value, mime, filename=filename)
+        if value[:8].lower().startswith(("http://", "https://")):
+            return cls.from_url(value, mime, filename=filename)
+        return cls.from_base64(value, mime, filename=filename)
+    except MediaBlocksError as exc:
+        raise DecodeError(f"{where}: {exc}") from exc
+
+
 def file_id_of(block: MediaBlock) -> FileIdSource | None:
     """The block's provider file id source, if it has one."""
     return block.source if isinstance(block.source, FileIdSource) else None
@@ -112,6 +297,34 @@ def parse_args(text: str | None) -> tuple[dict[str, Any], str | None]:
     return {}, text
 
 
+def tool_args(arguments: Any) -> tuple[dict[str, Any], str | None]:
+    """Decoded tool-call arguments as ``(args, raw_args)``: JSON text (as `parse_args`), an
+    object (some OpenAI-compatible servers send one), or anything else kept as JSON text."""
+    if isinstance(arguments, dict):
+        return arguments, None
+    if arguments is None or isinstance(arguments, str):
+        return parse_args(arguments)
+    return {}, json.dumps(arguments)
+
+
+def object_args(
+    provider: str, api: str, block: ToolCallBlock, index: int, position: int
+) -> dict[str, Any]:
+    """The call's arguments for APIs that take them as an object (``api`` names it in the
+    error): arguments the model sent as something other than a JSON object raise."""
+    if block.raw_args is not None:
+        raise unsupported(
+            provider,
+            block,
+            index,
+            position,
+            f"tool call {block.id!r} has arguments that are not a JSON object "
+            f"({block.raw_args[:60]!r}) and {api} requires an object; repair it with "
+            "block.model_copy(update={'args': {...}, 'raw_args': None})",
+        )
+    return dict(block.args)
+
+
 def dump_args(block: ToolCallBlock) -> str:
     """Tool-call arguments as the JSON text OpenAI-style APIs want; invalid ones verbatim."""
     if block.raw_args is not None:
@@ -122,6 +335,11 @@ def dump_args(block: ToolCallBlock) -> str:
 def is_own_thinking(block: ThinkingBlock, provider: str) -> bool:
     """True when this provider produced the thinking block (so its signature is valid there)."""
     return block.provider == provider
+
+
+def usage_count(value: Any) -> int:
+    """A token count from a usage object: an int, or 0 when missing or not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def as_dict(payload: Any) -> Any:

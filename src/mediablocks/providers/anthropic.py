@@ -19,7 +19,6 @@ What maps to what (details and examples in ``docs/providers/anthropic.md``):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
@@ -38,20 +37,23 @@ from ..messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolMessage,
     Usage,
-    UserMessage,
 )
 from ..sources import URLSource
 from ._common import (
     as_dict,
     base64_data,
     file_id_of,
+    group_turns,
     is_own_thinking,
-    parse_args,
-    sendable,
+    object_args,
+    results_first,
+    tool_args,
+    tool_results,
     unsupported,
+    usage_count,
     use_url,
+    user_turns,
 )
 from ._options import EncodeOptions
 
@@ -89,29 +91,16 @@ def to_anthropic(
     the same: Anthropic's SDK and HTTP API both take base64 text.
     """
     options = options or EncodeOptions()
-    system: list[dict[str, Any]] = []
-    turns: list[tuple[str, list[dict[str, Any]]]] = []
-    for index, message in sendable(messages):
-        if isinstance(message, SystemMessage):
-            system.extend(_system_to_anthropic(message.content, index, options))
-            continue
-        if isinstance(message, AssistantMessage):
-            role, parts = "assistant", _assistant_to_anthropic(message.content, index, options)
-        elif isinstance(message, ToolMessage):
-            role, parts = "user", _tool_message_to_anthropic(message.content, index, options)
-        elif isinstance(message, UserMessage):
-            role, parts = "user", _user_to_anthropic(message.content, index, options)
-        else:  # pragma: no cover - sendable() yields only the four roles above
-            continue
-        if not parts:
-            continue
-        if turns and turns[-1][0] == role:
-            turns[-1][1].extend(parts)
-        else:
-            turns.append((role, parts))
+    system, turns = group_turns(
+        messages,
+        system=lambda blocks, index: _system_to_anthropic(blocks, index, options),
+        assistant=lambda blocks, index: _assistant_to_anthropic(blocks, index, options),
+        tool=lambda blocks, index: _tool_message_to_anthropic(blocks, index, options),
+        user=lambda blocks, index: _user_to_anthropic(blocks, index, options),
+    )
     out: dict[str, Any] = {
         "messages": [
-            {"role": role, "content": _results_first(parts) if role == "user" else parts}
+            {"role": role, "content": results_first(parts, _is_result) if role == "user" else parts}
             for role, parts in turns
         ]
     }
@@ -120,12 +109,8 @@ def to_anthropic(
     return out
 
 
-def _results_first(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Tool results lead a user turn (the API requires it); other blocks keep their order."""
-    results = [p for p in parts if p.get("type") == "tool_result"]
-    if not results or len(results) == len(parts):
-        return parts
-    return results + [p for p in parts if p.get("type") != "tool_result"]
+def _is_result(part: dict[str, Any]) -> bool:
+    return part.get("type") == "tool_result"
 
 
 def _system_value(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
@@ -212,14 +197,10 @@ def _assistant_to_anthropic(
 def _tool_message_to_anthropic(
     blocks: Sequence[Block], index: int, options: EncodeOptions
 ) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
-        if not isinstance(block, ToolResultBlock):
-            raise unsupported(
-                PROVIDER, block, index, position, "a tool message holds tool results only"
-            )
-        parts.append(_tool_result_to_anthropic(block, index, position, options))
-    return parts
+    return [
+        _tool_result_to_anthropic(block, index, position, options)
+        for position, block in tool_results(PROVIDER, blocks, index)
+    ]
 
 
 def _content_to_anthropic(
@@ -518,22 +499,12 @@ def _file_id(source: dict[str, Any], where: str) -> str:
 
 def _tool_call_to_anthropic(block: ToolCallBlock, index: int, position: int) -> dict[str, Any]:
     """``input`` must be an object: arguments the model sent as invalid JSON raise."""
-    if block.raw_args is not None:
-        raise unsupported(
-            PROVIDER,
-            block,
-            index,
-            position,
-            f"tool call {block.id!r} has arguments that are not a JSON object "
-            f"({block.raw_args[:60]!r}) and Anthropic requires an object; repair it with "
-            "block.model_copy(update={'args': {...}, 'raw_args': None})",
-        )
     return {
         **_extras(block),
         "type": "tool_use",
         "id": block.id,
         "name": block.name,
-        "input": dict(block.args),
+        "input": object_args(PROVIDER, "Anthropic", block, index, position),
     }
 
 
@@ -542,17 +513,8 @@ def _tool_call_from_anthropic(part: dict[str, Any], where: str) -> ToolCallBlock
     name = part.get("name")
     if not isinstance(call_id, str) or not isinstance(name, str):
         raise DecodeError(f"{where}: tool_use block needs an id and a name")
-    value = part.get("input")
-    args: dict[str, Any]
-    raw_args: str | None = None
-    if isinstance(value, dict):
-        args = value
-    elif value is None:
-        args = {}
-    elif isinstance(value, str):  # seen from stream fold-ups that kept the partial JSON text
-        args, raw_args = parse_args(value)
-    else:
-        args, raw_args = {}, json.dumps(value)
+    # A string ``input`` is seen from stream fold-ups that kept the partial JSON text.
+    args, raw_args = tool_args(part.get("input"))
     return ToolCallBlock(
         id=call_id,
         name=name,
@@ -701,21 +663,17 @@ def _usage_from_anthropic(value: Any) -> Usage | None:
     usage = _plain(value)
     if not isinstance(usage, dict):
         return None
-    read = _count(usage.get("cache_read_input_tokens"))
-    write = _count(usage.get("cache_creation_input_tokens"))
+    read = usage_count(usage.get("cache_read_input_tokens"))
+    write = usage_count(usage.get("cache_creation_input_tokens"))
     details = usage.get("output_tokens_details")
     thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
     return Usage(
-        input_tokens=_count(usage.get("input_tokens")) + read + write,
-        output_tokens=_count(usage.get("output_tokens")),
+        input_tokens=usage_count(usage.get("input_tokens")) + read + write,
+        output_tokens=usage_count(usage.get("output_tokens")),
         cache_read_tokens=read,
         cache_write_tokens=write,
-        reasoning_tokens=_count(thinking),
+        reasoning_tokens=usage_count(thinking),
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _system_from_anthropic(value: Any, where: str) -> SystemMessage:
@@ -761,24 +719,7 @@ def _assistant_from_anthropic(content: Any, where: str, names: dict[str, str]) -
 
 def _user_from_anthropic(content: Any, where: str, names: dict[str, str]) -> list[Message]:
     """Runs of tool results become `ToolMessage`s, other runs `UserMessage`s, in order."""
-    blocks = _blocks_from_anthropic(_content_list(content, where), where, names)
-    out: list[Message] = []
-    run: list[Block] = []
-    for block in blocks:
-        is_result = isinstance(block, ToolResultBlock)
-        if run and isinstance(run[0], ToolResultBlock) != is_result:
-            out.append(_user_run(run))
-            run = []
-        run.append(block)
-    if run or not out:
-        out.append(_user_run(run))
-    return out
-
-
-def _user_run(blocks: list[Block]) -> Message:
-    if blocks and isinstance(blocks[0], ToolResultBlock):
-        return ToolMessage(content=blocks)
-    return UserMessage(content=blocks)
+    return user_turns(_blocks_from_anthropic(_content_list(content, where), where, names))
 
 
 def _content_list(content: Any, where: str) -> list[Any]:

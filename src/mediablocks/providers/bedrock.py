@@ -43,9 +43,7 @@ from ..messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolMessage,
     Usage,
-    UserMessage,
 )
 from ..mime import normalize_mime
 from ..sources import URLSource
@@ -53,11 +51,16 @@ from ._common import (
     as_dict,
     bytes_or_base64,
     file_id_of,
+    group_turns,
     is_own_thinking,
-    parse_args,
-    sendable,
+    object_args,
+    results_first,
+    tool_args,
+    tool_results,
     unsupported,
+    usage_count,
     use_url,
+    user_turns,
 )
 from ._options import EncodeOptions
 
@@ -180,29 +183,19 @@ class _Encoder:
         self.names: set[str] = set()
 
     def run(self, messages: Sequence[Message]) -> dict[str, Any]:
-        system: list[dict[str, Any]] = []
-        turns: list[tuple[str, list[dict[str, Any]]]] = []
-        for index, message in sendable(messages):
-            if isinstance(message, SystemMessage):
-                system.extend(self._system(message.content, index))
-                continue
-            if isinstance(message, AssistantMessage):
-                role, parts = "assistant", self._assistant(message.content, index)
-            elif isinstance(message, ToolMessage):
-                role, parts = "user", self._tool_message(message.content, index)
-            elif isinstance(message, UserMessage):
-                role, parts = "user", self._user(message.content, index)
-            else:  # pragma: no cover - sendable() yields only the four roles above
-                continue
-            if not parts:
-                continue
-            if turns and turns[-1][0] == role:
-                turns[-1][1].extend(parts)
-            else:
-                turns.append((role, parts))
+        system, turns = group_turns(
+            messages,
+            system=self._system,
+            assistant=self._assistant,
+            tool=self._tool_message,
+            user=self._user,
+        )
         out: dict[str, Any] = {
             "messages": [
-                {"role": role, "content": _results_first(parts) if role == "user" else parts}
+                {
+                    "role": role,
+                    "content": results_first(parts, _is_result) if role == "user" else parts,
+                }
                 for role, parts in turns
             ]
         }
@@ -267,14 +260,10 @@ class _Encoder:
         return parts
 
     def _tool_message(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if not isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "a tool message holds tool results only"
-                )
-            parts.append(self._tool_result(block, index, position))
-        return parts
+        return [
+            self._tool_result(block, index, position)
+            for position, block in tool_results(PROVIDER, blocks, index)
+        ]
 
     # -- blocks -----------------------------------------------------------------------------
 
@@ -471,12 +460,8 @@ class _Encoder:
         return candidate
 
 
-def _results_first(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Tool results lead a user turn; other blocks keep their order."""
-    results = [p for p in parts if "toolResult" in p]
-    if not results or len(results) == len(parts):
-        return parts
-    return results + [p for p in parts if "toolResult" not in p]
+def _is_result(part: dict[str, Any]) -> bool:
+    return "toolResult" in part
 
 
 def _mime_of(block: MediaBlock) -> str:
@@ -507,21 +492,11 @@ def _text_to_bedrock(block: TextBlock) -> dict[str, Any] | None:
 
 def _tool_call_to_bedrock(block: ToolCallBlock, index: int, position: int) -> dict[str, Any]:
     """``input`` is the argument object; arguments that were not a JSON object raise."""
-    if block.raw_args is not None:
-        raise unsupported(
-            PROVIDER,
-            block,
-            index,
-            position,
-            f"tool call {block.id!r} has arguments that are not a JSON object "
-            f"({block.raw_args[:60]!r}) and Bedrock requires an object; repair it with "
-            "block.model_copy(update={'args': {...}, 'raw_args': None})",
-        )
     tool_use = {
         **block.for_provider(PROVIDER),
         "toolUseId": block.id,
         "name": block.name,
-        "input": dict(block.args),
+        "input": object_args(PROVIDER, "Bedrock", block, index, position),
     }
     return {"toolUse": tool_use}
 
@@ -584,18 +559,14 @@ def _usage_from_bedrock(value: Any) -> Usage | None:
     usage = as_dict(value)
     if not isinstance(usage, dict):
         return None
-    read = _count(usage.get("cacheReadInputTokens"))
-    write = _count(usage.get("cacheWriteInputTokens"))
+    read = usage_count(usage.get("cacheReadInputTokens"))
+    write = usage_count(usage.get("cacheWriteInputTokens"))
     return Usage(
-        input_tokens=_count(usage.get("inputTokens")) + read + write,
-        output_tokens=_count(usage.get("outputTokens")),
+        input_tokens=usage_count(usage.get("inputTokens")) + read + write,
+        output_tokens=usage_count(usage.get("outputTokens")),
         cache_read_tokens=read,
         cache_write_tokens=write,
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _system_from_bedrock(value: Any) -> SystemMessage:
@@ -642,23 +613,7 @@ def _assistant_from_bedrock(content: Any, where: str, names: dict[str, str]) -> 
 
 def _user_from_bedrock(content: Any, where: str, names: dict[str, str]) -> list[Message]:
     """Runs of tool results become `ToolMessage`s, other runs `UserMessage`s, in order."""
-    out: list[Message] = []
-    run: list[Block] = []
-    for block in _blocks_from_bedrock(content, where, names):
-        is_result = isinstance(block, ToolResultBlock)
-        if run and isinstance(run[0], ToolResultBlock) != is_result:
-            out.append(_user_run(run))
-            run = []
-        run.append(block)
-    if run or not out:
-        out.append(_user_run(run))
-    return out
-
-
-def _user_run(blocks: list[Block]) -> Message:
-    if blocks and isinstance(blocks[0], ToolResultBlock):
-        return ToolMessage(content=blocks)
-    return UserMessage(content=blocks)
+    return user_turns(_blocks_from_bedrock(content, where, names))
 
 
 def _blocks_from_bedrock(content: Any, where: str, names: dict[str, str]) -> list[Block]:
@@ -824,17 +779,7 @@ def _tool_call_from_bedrock(body: dict[str, Any], where: str) -> ToolCallBlock:
     name = body.get("name")
     if not isinstance(call_id, str) or not isinstance(name, str):
         raise DecodeError(f"{where}: toolUse needs a toolUseId and a name")
-    value = body.get("input")
-    args: dict[str, Any]
-    raw_args: str | None = None
-    if isinstance(value, dict):
-        args = value
-    elif value is None:
-        args = {}
-    elif isinstance(value, str):
-        args, raw_args = parse_args(value)
-    else:
-        args, raw_args = {}, json.dumps(value)
+    args, raw_args = tool_args(body.get("input"))
     extras = {key: _json_safe(v) for key, v in body.items() if key not in _TOOL_USE_KEYS}
     return ToolCallBlock(
         id=call_id,

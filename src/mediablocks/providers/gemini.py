@@ -53,13 +53,23 @@ from ..messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolMessage,
     Usage,
-    UserMessage,
 )
 from ..mime import normalize_mime
 from ..sources import FileIdSource, URLSource
-from ._common import as_dict, bytes_or_base64, file_id_of, is_own_thinking, sendable, unsupported
+from ._common import (
+    as_dict,
+    bytes_or_base64,
+    file_id_of,
+    group_turns,
+    is_own_thinking,
+    object_args,
+    results_first,
+    tool_results,
+    unsupported,
+    usage_count,
+    user_turns,
+)
 from ._options import EncodeOptions, canonical_provider
 
 __all__ = ["from_gemini", "to_gemini"]
@@ -179,28 +189,16 @@ class _Encoder:
         """Call id -> (tool name, whether the id was made up by mediablocks)."""
 
     def run(self, messages: Sequence[Message]) -> dict[str, Any]:
-        system: list[dict[str, Any]] = []
-        turns: list[tuple[str, list[dict[str, Any]]]] = []
-        for index, message in sendable(messages):
-            if isinstance(message, SystemMessage):
-                system.extend(self._system(message.content, index))
-                continue
-            if isinstance(message, AssistantMessage):
-                role, parts = "model", self._model(message.content, index)
-            elif isinstance(message, ToolMessage):
-                role, parts = "user", self._tool_message(message.content, index)
-            elif isinstance(message, UserMessage):
-                role, parts = "user", self._user(message.content, index)
-            else:  # pragma: no cover - sendable() yields only the four roles above
-                continue
-            if not parts:
-                continue
-            if turns and turns[-1][0] == role:
-                turns[-1][1].extend(parts)
-            else:
-                turns.append((role, parts))
+        system, turns = group_turns(
+            messages,
+            system=self._system,
+            assistant=self._model,
+            tool=self._tool_message,
+            user=self._user,
+            assistant_role="model",
+        )
         contents = [
-            {"role": role, "parts": _responses_first(parts) if role == "user" else parts}
+            {"role": role, "parts": results_first(parts, _is_response) if role == "user" else parts}
             for role, parts in turns
         ]
         out: dict[str, Any] = {"contents": self._spelled(contents)}
@@ -275,11 +273,7 @@ class _Encoder:
 
     def _tool_message(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if not isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "a tool message holds tool results only"
-                )
+        for position, block in tool_results(PROVIDER, blocks, index):
             parts.extend(self._tool_result(block, index, position))
         return parts
 
@@ -338,19 +332,10 @@ class _Encoder:
 
     def _tool_call(self, block: ToolCallBlock, index: int, position: int) -> dict[str, Any]:
         """``args`` must be an object: arguments the model sent as invalid JSON raise."""
-        if block.raw_args is not None:
-            raise unsupported(
-                PROVIDER,
-                block,
-                index,
-                position,
-                f"tool call {block.id!r} has arguments that are not a JSON object "
-                f"({block.raw_args[:60]!r}) and Gemini requires an object; repair it with "
-                "block.model_copy(update={'args': {...}, 'raw_args': None})",
-            )
+        args = object_args(PROVIDER, "Gemini", block, index, position)
         synthetic = bool(block.for_provider(PROVIDER).get(_SYNTHETIC_ID))
         self.calls[block.id] = (block.name, synthetic)
-        call: dict[str, Any] = {"name": block.name, "args": dict(block.args)}
+        call: dict[str, Any] = {"name": block.name, "args": args}
         if not synthetic:
             call["id"] = block.id
         return self._finish(block, {"function_call": call})
@@ -462,12 +447,9 @@ class _Encoder:
         return _gemini_reads(url)
 
 
-def _responses_first(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Function responses lead a user turn; other parts keep their order."""
-    responses = [p for p in parts if "function_response" in p]
-    if not responses or len(responses) == len(parts):
-        return parts
-    return responses + [p for p in parts if "function_response" not in p]
+def _is_response(part: dict[str, Any]) -> bool:
+    """Function responses lead a user turn (Gemini matches them to the calls before)."""
+    return "function_response" in part
 
 
 def _merged(built: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
@@ -707,7 +689,7 @@ class _Decoder:
                 self.pending.extend((b.id, b.name) for b in blocks if isinstance(b, ToolCallBlock))
                 out.append(AssistantMessage(content=blocks, provider=PROVIDER))
             elif role in ("user", "function", "tool"):
-                out.extend(_user_runs(self.blocks(parts, where)))
+                out.extend(user_turns(self.blocks(parts, where)))
             elif role == "system":
                 out.append(SystemMessage(content=self.blocks(parts, where)))
             else:
@@ -851,27 +833,6 @@ def _contents_list(items: Any) -> list[tuple[str, Any]]:
     if loose:
         out.append(("user", loose))
     return out
-
-
-def _user_runs(blocks: list[Block]) -> list[Message]:
-    """Runs of function responses become `ToolMessage`s, other runs `UserMessage`s, in order."""
-    out: list[Message] = []
-    run: list[Block] = []
-    for block in blocks:
-        is_result = isinstance(block, ToolResultBlock)
-        if run and isinstance(run[0], ToolResultBlock) != is_result:
-            out.append(_user_run(run))
-            run = []
-        run.append(block)
-    if run or not out:
-        out.append(_user_run(run))
-    return out
-
-
-def _user_run(blocks: list[Block]) -> Message:
-    if blocks and isinstance(blocks[0], ToolResultBlock):
-        return ToolMessage(content=blocks)
-    return UserMessage(content=blocks)
 
 
 def _new_call_id() -> str:
@@ -1021,18 +982,14 @@ def _usage(value: Any) -> Usage | None:
     usage = _plain(value)
     if not isinstance(usage, dict):
         return None
-    thoughts = _count(_get(usage, "thoughts_token_count"))
+    thoughts = usage_count(_get(usage, "thoughts_token_count"))
     return Usage(
-        input_tokens=_count(_get(usage, "prompt_token_count"))
-        + _count(_get(usage, "tool_use_prompt_token_count")),
-        output_tokens=_count(_get(usage, "candidates_token_count")) + thoughts,
-        cache_read_tokens=_count(_get(usage, "cached_content_token_count")),
+        input_tokens=usage_count(_get(usage, "prompt_token_count"))
+        + usage_count(_get(usage, "tool_use_prompt_token_count")),
+        output_tokens=usage_count(_get(usage, "candidates_token_count")) + thoughts,
+        cache_read_tokens=usage_count(_get(usage, "cached_content_token_count")),
         reasoning_tokens=thoughts,
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _enum_text(value: Any) -> str | None:

@@ -18,7 +18,6 @@ What maps to what (details and examples in ``docs/providers/mistral.md``):
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import secrets
 import string
@@ -34,7 +33,6 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..datauri import is_data_uri
 from ..errors import DecodeError, MediaBlocksError
 from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ..messages import (
@@ -47,15 +45,21 @@ from ..messages import (
 )
 from ..sources import URLSource
 from ._common import (
+    add_tool_result,
     as_dict,
     base64_data,
+    blocks_from_content,
+    call_names,
     data_uri,
     dump_args,
     file_id_of,
     is_own_thinking,
-    parse_args,
+    media_from_reference,
+    pair_call,
     sendable,
+    tool_args,
     unsupported,
+    usage_count,
     use_url,
 )
 from ._options import EncodeOptions
@@ -134,16 +138,6 @@ def _new_call_id() -> str:
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(9))
 
 
-def _call_names(messages: Sequence[Message]) -> dict[str, str]:
-    """Tool name by call id, from the history's tool calls (for tool messages' ``name``)."""
-    names: dict[str, str] = {}
-    for _, message in sendable(messages):
-        for block in message.content:
-            if isinstance(block, ToolCallBlock):
-                names.setdefault(block.id, block.name)
-    return names
-
-
 # -- encode -----------------------------------------------------------------------------------
 
 
@@ -162,7 +156,7 @@ class _Encoder:
     def __init__(self, options: EncodeOptions, messages: Sequence[Message]) -> None:
         self.options = options
         self.ids = mistral_tool_call_ids(messages)
-        self.names = _call_names(messages)
+        self.names = call_names(messages)
         self.out: list[dict[str, Any]] = []
         self.moved: list[dict[str, Any]] = []
         """Chunks for the user message that follows a run of tool messages."""
@@ -444,7 +438,7 @@ def _image_from_mistral(chunk: dict[str, Any], where: str) -> ImageBlock:
         value = value.get("url")
     if not isinstance(value, str):
         raise DecodeError(f"{where}: image_url chunk has no URL string")
-    block = _media_from_reference(ImageBlock, value, None, None, where)
+    block = media_from_reference(ImageBlock, value, None, None, where)
     if detail in _IMAGE_DETAILS:
         return block.model_copy(update={"detail": detail})
     if detail is not None:
@@ -472,7 +466,7 @@ def _audio_from_mistral(chunk: dict[str, Any], where: str) -> AudioBlock:
         value = value.get("data")
     if not isinstance(value, str):
         raise DecodeError(f"{where}: input_audio chunk has no audio string")
-    return _media_from_reference(AudioBlock, value, mime, None, where)
+    return media_from_reference(AudioBlock, value, mime, None, where)
 
 
 def _file_to_mistral(
@@ -513,7 +507,7 @@ def _document_from_mistral(chunk: dict[str, Any], where: str) -> FileBlock:
     if not isinstance(value, str):
         raise DecodeError(f"{where}: document_url chunk has no URL string")
     name = chunk.get("document_name")
-    return _media_from_reference(
+    return media_from_reference(
         FileBlock, value, None, name if isinstance(name, str) else None, where
     )
 
@@ -523,20 +517,6 @@ def _file_from_mistral(chunk: dict[str, Any], where: str) -> FileBlock:
     if not isinstance(file_id, str) or not file_id:
         raise DecodeError(f"{where}: file chunk has no file_id")
     return FileBlock.from_file_id(file_id, provider=PROVIDER)
-
-
-def _media_from_reference(
-    cls: type[_M], value: str, mime: str | None, filename: str | None, where: str
-) -> _M:
-    """A media block from a URL, a data URI or bare base64 text, with errors placed."""
-    try:
-        if is_data_uri(value):
-            return cls.from_data_uri(value, mime, filename=filename)
-        if value[:8].lower().startswith(("http://", "https://")):
-            return cls.from_url(value, mime, filename=filename)
-        return cls.from_base64(value, mime, filename=filename)
-    except MediaBlocksError as exc:
-        raise DecodeError(f"{where}: {exc}") from exc
 
 
 def _tool_call_to_mistral(block: ToolCallBlock, ids: dict[str, str]) -> dict[str, Any]:
@@ -553,13 +533,7 @@ def _tool_call_from_mistral(call: Any, where: str) -> ToolCallBlock:
     if not isinstance(function, dict) or not isinstance(function.get("name"), str):
         raise DecodeError(f"{where}: tool call has no function name")
     arguments = function.get("arguments")
-    raw_args: str | None
-    if isinstance(arguments, dict):
-        args, raw_args = arguments, None
-    elif arguments is None or isinstance(arguments, str):
-        args, raw_args = parse_args(arguments)
-    else:
-        args, raw_args = {}, json.dumps(arguments)
+    args, raw_args = tool_args(arguments)
     call_id = data.get("id")
     if not isinstance(call_id, str) or call_id in ("", "null"):
         call_id = _new_call_id()
@@ -627,15 +601,11 @@ def _usage_from_mistral(value: Any) -> Usage | None:
     prompt_details = as_dict(usage.get("prompt_tokens_details")) or {}
     completion_details = as_dict(usage.get("completion_tokens_details")) or {}
     return Usage(
-        input_tokens=_count(usage.get("prompt_tokens")),
-        output_tokens=_count(usage.get("completion_tokens")),
-        cache_read_tokens=_count(prompt_details.get("cached_tokens")),
-        reasoning_tokens=_count(completion_details.get("reasoning_tokens")),
+        input_tokens=usage_count(usage.get("prompt_tokens")),
+        output_tokens=usage_count(usage.get("completion_tokens")),
+        cache_read_tokens=usage_count(prompt_details.get("cached_tokens")),
+        reasoning_tokens=usage_count(completion_details.get("reasoning_tokens")),
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _messages_from_mistral(items: Any) -> list[Message]:
@@ -652,11 +622,7 @@ def _messages_from_mistral(items: Any) -> list[Message]:
         role = item.get("role")
         if role == "tool":
             result = _tool_result_from_mistral(item, where, pending)
-            last = out[-1] if out else None
-            if previous_was_tool and isinstance(last, ToolMessage):
-                out[-1] = last.model_copy(update={"content": [*last.content, result]})
-            else:
-                out.append(ToolMessage(content=[result]))
+            add_tool_result(out, result, join=previous_was_tool)
             previous_was_tool = True
             continue
         previous_was_tool = False
@@ -684,16 +650,7 @@ def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> 
 
 
 def _content_from_mistral(content: Any, where: str) -> list[Block]:
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [TextBlock(text=content)] if content else []
-    if isinstance(content, list):
-        return [
-            _chunk_from_mistral(chunk, f"{where}, chunk {number}")
-            for number, chunk in enumerate(content)
-        ]
-    raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or chunks")
+    return blocks_from_content(content, where, _chunk_from_mistral, "chunk")
 
 
 def _chunk_from_mistral(raw: Any, where: str) -> Block:
@@ -725,7 +682,7 @@ def _tool_result_from_mistral(
     name = item.get("name") if isinstance(item.get("name"), str) else None
     call_id = item.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
-        call_id = _pair_call(pending, name)
+        call_id = pair_call(pending, name) or _new_call_id()
     else:
         pending[:] = [entry for entry in pending if entry[0] != call_id]
     content = item.get("content")
@@ -743,14 +700,3 @@ def _tool_result_from_mistral(
     else:
         raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or chunks")
     return ToolResultBlock(tool_call_id=call_id, content=result, name=name)
-
-
-def _pair_call(pending: list[tuple[str, str]], name: str | None) -> str:
-    """The id of the unanswered call a result without an id answers: same name first, in order."""
-    for number, (call_id, call_name) in enumerate(pending):
-        if name is None or call_name == name:
-            del pending[number]
-            return call_id
-    if pending:
-        return pending.pop(0)[0]
-    return _new_call_id()

@@ -42,13 +42,17 @@ from ..messages import (
     UserMessage,
 )
 from ._common import (
+    add_tool_result,
     as_dict,
     base64_data,
+    call_names,
     file_id_of,
     is_own_thinking,
+    pair_call,
     parse_args,
     sendable,
     unsupported,
+    usage_count,
     use_url,
 )
 from ._options import EncodeOptions
@@ -74,7 +78,7 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
     base64 strings through unchanged.
     """
     options = options or EncodeOptions()
-    names = _call_names(messages)
+    names = call_names(messages)
     out: list[dict[str, Any]] = []
     for index, message in sendable(messages):
         if isinstance(message, ToolMessage):
@@ -100,15 +104,6 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
         if rest or not has_results:
             out.append(_message_to_ollama(message.role, rest, index, options))
     return {"messages": out}
-
-
-def _call_names(messages: Sequence[Message]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for _, message in sendable(messages):
-        for block in message.content:
-            if isinstance(block, ToolCallBlock):
-                names.setdefault(block.id, block.name)
-    return names
 
 
 def _message_to_ollama(
@@ -330,8 +325,8 @@ def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
     usage = None
     if data.get("prompt_eval_count") is not None or data.get("eval_count") is not None:
         usage = Usage(
-            input_tokens=_count(data.get("prompt_eval_count")),
-            output_tokens=_count(data.get("eval_count")),
+            input_tokens=usage_count(data.get("prompt_eval_count")),
+            output_tokens=usage_count(data.get("eval_count")),
         )
     reason = data.get("done_reason")
     model = data.get("model")
@@ -342,10 +337,6 @@ def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
         stop_reason=reason if isinstance(reason, str) and reason else None,
         model=model if isinstance(model, str) and model else None,
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _messages_from_ollama(items: Any) -> list[Message]:
@@ -362,11 +353,7 @@ def _messages_from_ollama(items: Any) -> list[Message]:
         role = item.get("role")
         if role == "tool":
             result = _tool_result_from_ollama(item, where, pending)
-            last = out[-1] if out else None
-            if previous_was_tool and isinstance(last, ToolMessage):
-                out[-1] = last.model_copy(update={"content": [*last.content, result]})
-            else:
-                out.append(ToolMessage(content=[result]))
+            add_tool_result(out, result, join=previous_was_tool)
             previous_was_tool = True
             continue
         previous_was_tool = False
@@ -431,7 +418,8 @@ def _tool_result_from_ollama(
         call_id = given
         pending[:] = [entry for entry in pending if entry[0] != given]
     else:
-        call_id = _pair_call(pending, name)
+        # Ollama names the tool, not the call: pair with the previous turn's unanswered calls.
+        call_id = pair_call(pending, name) or "call_" + uuid.uuid4().hex[:16]
     texts = _text_from_ollama(item.get("content"), where)
     images = _images_from_ollama(item.get("images"), where)
     text = texts[0].text if texts else ""
@@ -443,15 +431,3 @@ def _tool_result_from_ollama(
         name=name,
         provider_data={PROVIDER: {"extra": extra}} if extra else {},
     )
-
-
-def _pair_call(pending: list[tuple[str, str]], name: str | None) -> str:
-    """Which call a result answers: Ollama names the tool, not the call, so match the first
-    unanswered call with that name (else the first unanswered call) of the previous turn."""
-    for number, (call_id, call_name) in enumerate(pending):
-        if name is None or call_name == name:
-            del pending[number]
-            return call_id
-    if pending:
-        return pending.pop(0)[0]
-    return "call_" + uuid.uuid4().hex[:16]

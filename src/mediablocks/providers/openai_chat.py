@@ -22,8 +22,6 @@ What maps to what (details and examples in ``docs/providers/openai-chat.md``):
 
 from __future__ import annotations
 
-import json
-import mimetypes
 import uuid
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
@@ -37,7 +35,7 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..datauri import b64decode, is_data_uri
+from ..datauri import b64decode
 from ..errors import DecodeError, MediaBlocksError
 from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ..messages import (
@@ -51,14 +49,20 @@ from ..messages import (
 from ..mime import detect_mime
 from ..sources import URLSource
 from ._common import (
+    add_tool_result,
     as_dict,
     base64_data,
+    blocks_from_content,
     data_uri,
+    default_filename,
     dump_args,
     file_id_of,
-    parse_args,
+    inline_mime,
+    media_from_reference,
     sendable,
+    tool_args,
     unsupported,
+    usage_count,
     use_url,
 )
 from ._options import EncodeOptions
@@ -69,7 +73,8 @@ PROVIDER = "openai-chat"
 FILE_STORE = "openai"
 """``FileIdSource.provider`` of decoded OpenAI file ids: the Chat and Responses APIs share one
 file store, so ids marked ``openai``, ``openai-chat`` or ``openai-responses`` all go out."""
-_OPENAI_STORES = frozenset({"openai", "openai-chat", "openai-responses"})
+OPENAI_STORES = frozenset({"openai", "openai-chat", "openai-responses"})
+"""``FileIdSource.provider`` values whose ids both OpenAI APIs take (no provider is taken too)."""
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _IMAGE_DETAILS = ("auto", "low", "high")
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
@@ -383,11 +388,20 @@ def _raw_to_openai_chat(block: RawBlock, index: int, position: int) -> dict[str,
 # -- media ----------------------------------------------------------------------------------
 
 
-def _inline_mime(block: MediaBlock, options: EncodeOptions) -> str:
-    """The exact MIME type of a block we send inline (a URL block is downloaded first)."""
-    if isinstance(block.source, URLSource):
-        block.read(options.policy)
-    return block.mime_type
+def check_inline_image(
+    provider: str, block: ImageBlock, index: int, position: int, options: EncodeOptions
+) -> None:
+    """Raise unless the image, sent inline, is a type OpenAI takes (PNG, JPEG, WebP, GIF)."""
+    mime = inline_mime(block, options)
+    if mime not in _IMAGE_TYPES:
+        raise unsupported(
+            provider,
+            block,
+            index,
+            position,
+            f"OpenAI takes PNG, JPEG, WebP and GIF images, this is {mime}; prepare() can "
+            "convert it",
+        )
 
 
 def _image_to_openai_chat(
@@ -406,16 +420,7 @@ def _image_to_openai_chat(
         assert isinstance(block.source, URLSource)
         url = block.source.url
     else:
-        mime = _inline_mime(block, options)
-        if mime not in _IMAGE_TYPES:
-            raise unsupported(
-                PROVIDER,
-                block,
-                index,
-                position,
-                f"OpenAI takes PNG, JPEG, WebP and GIF images, this is {mime}; prepare() can "
-                "convert it",
-            )
+        check_inline_image(PROVIDER, block, index, position, options)
         url = data_uri(block, options)
     image_url: dict[str, Any] = {"url": url}
     detail = block.detail or block.for_provider(PROVIDER).get("detail")
@@ -432,7 +437,7 @@ def _image_from_openai_chat(part: dict[str, Any], where: str) -> ImageBlock:
         value = value.get("url")
     if not isinstance(value, str) or not value:
         raise DecodeError(f"{where}: image_url part has no URL string")
-    block = _media_from_reference(ImageBlock, value, None, None, where)
+    block = media_from_reference(ImageBlock, value, None, None, where)
     marks: dict[str, Any] = {}
     if isinstance(detail, str) and detail not in _IMAGE_DETAILS:
         marks["detail"] = detail  # a level newer than ImageBlock.detail knows ("original"...)
@@ -450,7 +455,7 @@ def _audio_to_openai_chat(
             PROVIDER, block, index, position, "OpenAI takes input audio inline, not by file id"
         )
     use_url(block, False, options)  # URL audio is downloaded (or refused for url_media="url")
-    mime = _inline_mime(block, options)
+    mime = inline_mime(block, options)
     audio_format = _AUDIO_FORMATS.get(mime)
     if audio_format is None:
         raise unsupported(
@@ -475,7 +480,7 @@ def _audio_from_openai_chat(part: dict[str, Any], where: str) -> AudioBlock:
     mime = None
     if isinstance(audio_format, str) and audio_format:
         mime = _FORMAT_MIMES.get(audio_format.lower(), f"audio/{audio_format.lower()}")
-    block = _media_from_reference(AudioBlock, value["data"], mime, None, where)
+    block = media_from_reference(AudioBlock, value["data"], mime, None, where)
     return block.model_copy(update={"provider_data": _stored(part, "input_audio")})
 
 
@@ -521,11 +526,11 @@ def _file_to_openai_chat(
 ) -> dict[str, Any]:
     source = file_id_of(block)
     if source is not None:
-        if source.provider is not None and source.provider not in _OPENAI_STORES:
+        if source.provider is not None and source.provider not in OPENAI_STORES:
             raise unsupported(PROVIDER, block, index, position, f"it is a {source.provider} file")
         return {**_extra(block), "type": "file", "file": {"file_id": source.file_id}}
     use_url(block, False, options)  # Chat Completions has no file URLs: download and inline
-    mime = _inline_mime(block, options)
+    mime = inline_mime(block, options)
     if mime != _PDF:
         raise unsupported(
             PROVIDER,
@@ -537,13 +542,9 @@ def _file_to_openai_chat(
         )
     file: dict[str, Any] = {
         "file_data": data_uri(block, options),
-        "filename": block.filename or _default_filename(mime),
+        "filename": block.filename or default_filename(mime),
     }
     return {**_extra(block), "type": "file", "file": file}
-
-
-def _default_filename(mime: str) -> str:
-    return "document" + (mimetypes.guess_extension(mime) or "")
 
 
 def _file_from_openai_chat(part: dict[str, Any], where: str) -> FileBlock:
@@ -554,7 +555,7 @@ def _file_from_openai_chat(part: dict[str, Any], where: str) -> FileBlock:
     file_id = value.get("file_id")
     file_data = value.get("file_data")
     if isinstance(file_data, str) and file_data:
-        block = _media_from_reference(FileBlock, file_data, None, filename, where)
+        block = media_from_reference(FileBlock, file_data, None, filename, where)
     elif isinstance(file_id, str) and file_id:
         block = FileBlock.from_file_id(file_id, provider=FILE_STORE, filename=filename)
     else:
@@ -564,20 +565,6 @@ def _file_from_openai_chat(part: dict[str, Any], where: str) -> FileBlock:
 
 def _b64(data: str, where: str) -> bytes:
     return b64decode(data, what=f"{where}: base64 data")
-
-
-def _media_from_reference(
-    cls: type[_M], value: str, mime: str | None, filename: str | None, where: str
-) -> _M:
-    """A media block from a URL, a data URI or bare base64 text, with errors placed."""
-    try:
-        if is_data_uri(value):
-            return cls.from_data_uri(value, mime, filename=filename)
-        if value[:8].lower().startswith(("http://", "https://")):
-            return cls.from_url(value, mime, filename=filename)
-        return cls.from_base64(value, mime, filename=filename)
-    except MediaBlocksError as exc:
-        raise DecodeError(f"{where}: {exc}") from exc
 
 
 # -- tool calls ---------------------------------------------------------------------------
@@ -614,12 +601,7 @@ def _tool_call_from_openai_chat(raw: Any, where: str) -> Block:
     if not isinstance(function, dict) or not isinstance(function.get("name"), str):
         raise DecodeError(f"{where}: tool call has no function name")
     arguments = function.get("arguments")
-    if isinstance(arguments, dict):  # some OpenAI-compatible servers send an object
-        args, raw_args = arguments, None
-    elif arguments is None or isinstance(arguments, str):
-        args, raw_args = parse_args(arguments)
-    else:
-        args, raw_args = {}, json.dumps(arguments)
+    args, raw_args = tool_args(arguments)
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
         call_id = "call_" + uuid.uuid4().hex[:24]
@@ -699,15 +681,11 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
     prompt = as_dict(usage.get("prompt_tokens_details")) or {}
     completion = as_dict(usage.get("completion_tokens_details")) or {}
     return Usage(
-        input_tokens=_count(usage.get("prompt_tokens")),
-        output_tokens=_count(usage.get("completion_tokens")),
-        cache_read_tokens=_count(prompt.get("cached_tokens")),
-        reasoning_tokens=_count(completion.get("reasoning_tokens")),
+        input_tokens=usage_count(usage.get("prompt_tokens")),
+        output_tokens=usage_count(usage.get("completion_tokens")),
+        cache_read_tokens=usage_count(prompt.get("cached_tokens")),
+        reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _messages_from_openai_chat(items: Any) -> list[Message]:
@@ -728,11 +706,7 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
                 if role == "tool"
                 else _raw(item, "message")  # a legacy function result, kept verbatim
             )
-            last = out[-1] if out else None
-            if previous_was_tool and isinstance(last, ToolMessage):
-                out[-1] = last.model_copy(update={"content": [*last.content, block]})
-            else:
-                out.append(ToolMessage(content=[block]))
+            add_tool_result(out, block, join=previous_was_tool)
             previous_was_tool = True
             continue
         previous_was_tool = False
@@ -788,16 +762,7 @@ def _assistant_from_openai_chat(
 
 
 def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [TextBlock(text=content)] if content else []
-    if isinstance(content, list):
-        return [
-            _part_from_openai_chat(part, f"{where}, part {number}")
-            for number, part in enumerate(content)
-        ]
-    raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    return blocks_from_content(content, where, _part_from_openai_chat, "part")
 
 
 def _part_from_openai_chat(raw: Any, where: str) -> Block:

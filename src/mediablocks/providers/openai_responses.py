@@ -28,7 +28,6 @@ What maps to what (details and examples in ``docs/providers/openai-responses.md`
 
 from __future__ import annotations
 
-import mimetypes
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -41,8 +40,7 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..datauri import is_data_uri
-from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
+from ..errors import DecodeError, UnsupportedBlockError
 from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ..messages import (
     AssistantMessage,
@@ -56,21 +54,23 @@ from ..sources import URLSource
 from ._common import (
     as_dict,
     data_uri,
+    default_filename,
     dump_args,
     file_id_of,
+    inline_mime,
+    media_from_reference,
     parse_args,
     sendable,
     unsupported,
+    usage_count,
     use_url,
 )
 from ._options import EncodeOptions
-from .openai_chat import FILE_STORE
+from .openai_chat import FILE_STORE, OPENAI_STORES, check_inline_image
 
 __all__ = ["PROVIDER", "from_openai_responses", "to_openai_responses"]
 
 PROVIDER = "openai-responses"
-_OPENAI_STORES = frozenset({"openai", "openai-chat", "openai-responses"})
-_IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _IMAGE_DETAILS = ("auto", "low", "high")
 _SUMMARY_JOIN = "\n\n"
 
@@ -432,18 +432,11 @@ def _reasoning_from_openai_responses(item: dict[str, Any], where: str) -> Thinki
 # -- media ------------------------------------------------------------------------------------
 
 
-def _inline_mime(block: MediaBlock, options: EncodeOptions) -> str:
-    """The exact MIME type of a block we send inline (a URL block is downloaded first)."""
-    if isinstance(block.source, URLSource):
-        block.read(options.policy)
-    return block.mime_type
-
-
 def _openai_file_id(block: ImageBlock | FileBlock, index: int, position: int) -> str | None:
     source = file_id_of(block)
     if source is None:
         return None
-    if source.provider is not None and source.provider not in _OPENAI_STORES:
+    if source.provider is not None and source.provider not in OPENAI_STORES:
         raise unsupported(PROVIDER, block, index, position, f"it is a {source.provider} file")
     return source.file_id
 
@@ -460,16 +453,7 @@ def _image_to_openai_responses(
         assert isinstance(block.source, URLSource)
         part["image_url"] = block.source.url
     else:
-        mime = _inline_mime(block, options)
-        if mime not in _IMAGE_TYPES:
-            raise unsupported(
-                PROVIDER,
-                block,
-                index,
-                position,
-                f"OpenAI takes PNG, JPEG, WebP and GIF images, this is {mime}; prepare() can "
-                "convert it",
-            )
+        check_inline_image(PROVIDER, block, index, position, options)
         part["image_url"] = data_uri(block, options)
     return part
 
@@ -487,33 +471,17 @@ def _file_to_openai_responses(
         assert isinstance(block.source, URLSource)
         part["file_url"] = block.source.url
     else:
-        mime = _inline_mime(block, options)
+        mime = inline_mime(block, options)
         part["file_data"] = data_uri(block, options)
-        part["filename"] = block.filename or _default_filename(mime)
+        part["filename"] = block.filename or default_filename(mime)
     return part
-
-
-def _default_filename(mime: str) -> str:
-    return "document" + (mimetypes.guess_extension(mime) or "")
-
-
-def _media_from_reference(cls: type[_M], value: str, filename: str | None, where: str) -> _M:
-    """A media block from a URL, a data URI or bare base64 text, with errors placed."""
-    try:
-        if is_data_uri(value):
-            return cls.from_data_uri(value, filename=filename)
-        if value[:8].lower().startswith(("http://", "https://")):
-            return cls.from_url(value, filename=filename)
-        return cls.from_base64(value, filename=filename)
-    except MediaBlocksError as exc:
-        raise DecodeError(f"{where}: {exc}") from exc
 
 
 def _image_from_openai_responses(part: dict[str, Any], where: str) -> ImageBlock:
     url = part.get("image_url")
     file_id = part.get("file_id")
     if isinstance(url, str) and url:
-        block = _media_from_reference(ImageBlock, url, None, where)
+        block = media_from_reference(ImageBlock, url, None, None, where)
     elif isinstance(file_id, str) and file_id:
         block = ImageBlock.from_file_id(file_id, provider=FILE_STORE)
     else:
@@ -533,9 +501,9 @@ def _file_from_openai_responses(part: dict[str, Any], where: str) -> FileBlock:
     filename = part.get("filename") if isinstance(part.get("filename"), str) else None
     data, url, file_id = part.get("file_data"), part.get("file_url"), part.get("file_id")
     if isinstance(data, str) and data:
-        block = _media_from_reference(FileBlock, data, filename, where)
+        block = media_from_reference(FileBlock, data, None, filename, where)
     elif isinstance(url, str) and url:
-        block = _media_from_reference(FileBlock, url, filename, where)
+        block = media_from_reference(FileBlock, url, None, filename, where)
     elif isinstance(file_id, str) and file_id:
         block = FileBlock.from_file_id(file_id, provider=FILE_STORE, filename=filename)
     else:
@@ -803,16 +771,12 @@ def _usage_from_openai_responses(value: Any) -> Usage | None:
     inputs = as_dict(usage.get("input_tokens_details")) or {}
     outputs = as_dict(usage.get("output_tokens_details")) or {}
     return Usage(
-        input_tokens=_count(usage.get("input_tokens")),
-        output_tokens=_count(usage.get("output_tokens")),
-        cache_read_tokens=_count(inputs.get("cached_tokens")),
-        cache_write_tokens=_count(inputs.get("cache_write_tokens")),
-        reasoning_tokens=_count(outputs.get("reasoning_tokens")),
+        input_tokens=usage_count(usage.get("input_tokens")),
+        output_tokens=usage_count(usage.get("output_tokens")),
+        cache_read_tokens=usage_count(inputs.get("cached_tokens")),
+        cache_write_tokens=usage_count(inputs.get("cache_write_tokens")),
+        reasoning_tokens=usage_count(outputs.get("reasoning_tokens")),
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _side(item: dict[str, Any]) -> str:
