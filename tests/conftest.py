@@ -1,15 +1,25 @@
-"""Shared fixtures: the bundled test data and small media made with real encoders."""
+"""Shared fixtures: the bundled test data, small media made with real encoders, a local HTTP
+server, and checks of payloads against the SDKs' own types."""
 
 from __future__ import annotations
 
+import base64
+import functools
 import io
 import json
+import threading
 import wave
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
+from pydantic import TypeAdapter
+
+import mediablocks as mb
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
@@ -37,6 +47,31 @@ def make_jpeg(size: tuple[int, int] = (32, 24), color: Any = "blue") -> bytes:
     return buffer.getvalue()
 
 
+def image_bytes(fmt: str, size: tuple[int, int] = (12, 9), color: Any = "green") -> bytes:
+    """A small image in any format Pillow writes (``"PNG"``, ``"WEBP"``, ``"GIF"``...)."""
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, fmt)
+    return buffer.getvalue()
+
+
+def make_pdf() -> bytes:
+    """A real one-page PDF (Pillow's PDF writer)."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), "white").save(buffer, "PDF")
+    return buffer.getvalue()
+
+
+def make_bmp() -> bytes:
+    """A BMP image: a format most providers refuse."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), "green").save(buffer, "BMP")
+    return buffer.getvalue()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
 def make_wav(seconds: float = 0.1, rate: int = 8000) -> bytes:
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as out:
@@ -60,3 +95,120 @@ def jpeg_bytes() -> bytes:
 @pytest.fixture
 def wav_bytes() -> bytes:
     return make_wav()
+
+
+def tool_call_history() -> list[Any]:
+    """Two tool calls (the second with arguments that are not JSON) and their results, one as
+    text and one as a list of text blocks, between user and assistant text."""
+    return [
+        mb.UserMessage.text("weather in Paris and Rome?"),
+        mb.AssistantMessage(
+            content=[
+                mb.TextBlock(text="checking"),
+                mb.ToolCallBlock(id="call_1", name="weather", args={"city": "Paris"}),
+                mb.ToolCallBlock(id="call_2", name="weather", args={}, raw_args="{city: Rome"),
+            ]
+        ),
+        mb.ToolMessage.from_results(
+            [
+                mb.ToolResultBlock(tool_call_id="call_1", content="sunny", name="weather"),
+                mb.ToolResultBlock(
+                    tool_call_id="call_2",
+                    content=[mb.TextBlock(text="bad"), mb.TextBlock(text="arguments")],
+                    name="weather",
+                ),
+            ]
+        ),
+        mb.AssistantMessage.text("Paris is sunny."),
+    ]
+
+
+# -- a local HTTP server ----------------------------------------------------------------------
+
+
+class RouteHandler(BaseHTTPRequestHandler):
+    """Serves ``routes`` (path -> (content type, body)), 404 elsewhere, and records requests:
+    ``seen`` holds ``(method, path, body)``, ``hits`` the paths."""
+
+    routes: dict[str, tuple[str, bytes]] = {}
+    seen: list[tuple[str, str, bytes]] = []
+    hits: list[str] = []
+    match_prefix = False
+    """True: a route serves every path that starts with it (for SDK endpoints with queries)."""
+    reply_headers: dict[str, str] = {}
+
+    def _route(self) -> tuple[str, bytes] | None:
+        if self.match_prefix:
+            route = next((r for r in self.routes if self.path.startswith(r)), None)
+            return self.routes[route] if route else None
+        return self.routes.get(self.path)
+
+    def _reply(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self.seen.append((self.command, self.path, body))
+        self.hits.append(self.path)
+        found = self._route()
+        content_type, payload = found or ("text/plain", b"not found")
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in self.reply_headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = _reply
+    do_POST = _reply
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def serve(**settings: Any) -> Iterator[tuple[str, type[RouteHandler]]]:
+    """A real HTTP server on 127.0.0.1: ``(base URL, handler class)``; the test fills in
+    ``handler.routes``. ``settings`` override `RouteHandler` attributes (``match_prefix``...)."""
+    handler = type("Handler", (RouteHandler,), {"routes": {}, "seen": [], "hits": [], **settings})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, type[RouteHandler]]]:
+    """A real HTTP server on 127.0.0.1 with routes the test fills in."""
+    with serve() as running:
+        yield running
+
+
+# -- payloads against the SDKs' own types -----------------------------------------------------
+
+
+def typed_dict_keys(typed_dict: Any) -> frozenset[str]:
+    """Every key a TypedDict declares, required or not."""
+    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
+
+
+@functools.cache
+def type_adapter(typed: Any) -> TypeAdapter[Any]:
+    """A pydantic adapter per SDK type, built once (they are slow to build)."""
+    return TypeAdapter(typed)
+
+
+def check_typed_dict(typed_dict: Any, value: dict[str, Any]) -> None:
+    """Validate with the SDK's TypedDict, and refuse keys it does not have (pydantic ignores
+    them)."""
+    type_adapter(typed_dict).validate_python(value)
+    unknown = set(value) - typed_dict_keys(typed_dict)
+    assert not unknown, f"{typed_dict.__name__} has no key(s) {unknown}"
+
+
+def model_keys(model: type[Any]) -> set[str]:
+    """Every field name (by alias) of an SDK pydantic model."""
+    return {field.alias or name for name, field in model.model_fields.items()}

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +11,17 @@ import anthropic
 import pytest
 from anthropic import types as at
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-from PIL import Image
 from pydantic import TypeAdapter
-from tests.conftest import PUBLIC_TESTDATA, make_jpeg, make_png, make_wav
+from tests.conftest import (
+    PUBLIC_TESTDATA,
+    b64,
+    check_typed_dict,
+    image_bytes,
+    make_jpeg,
+    make_pdf,
+    make_png,
+    make_wav,
+)
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -55,23 +59,12 @@ CITATION = TypeAdapter(at.TextCitationParam)
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _keys(typed_dict: Any) -> frozenset[str]:
-    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
-
-
-def _check(typed_dict: Any, data: dict[str, Any]) -> None:
-    """Validate with the SDK's TypedDict, and refuse keys it would silently ignore."""
-    TypeAdapter(typed_dict).validate_python(data)
-    unknown = set(data) - _keys(typed_dict)
-    assert not unknown, f"{typed_dict.__name__} has no field(s) {unknown}"
-
-
 def check_block(part: dict[str, Any]) -> None:
     """One content block, its source and its nested lists, each against the SDK's own type."""
     kind = part["type"]
-    _check(PARAMS[kind], part)
+    check_typed_dict(PARAMS[kind], part)
     if kind in ("image", "document"):
-        _check(SOURCES[(kind, part["source"]["type"])], part["source"])
+        check_typed_dict(SOURCES[(kind, part["source"]["type"])], part["source"])
     for citation in part.get("citations") or [] if kind == "text" else []:
         CITATION.validate_python(citation)
     if kind == "tool_result" and isinstance(part.get("content"), list):
@@ -90,7 +83,7 @@ def check_request(fields: dict[str, Any]) -> None:
         SYSTEM.validate_python(fields["system"])
         if isinstance(fields["system"], list):
             for part in fields["system"]:
-                _check(at.TextBlockParam, part)
+                check_typed_dict(at.TextBlockParam, part)
     roles = [m["role"] for m in fields["messages"]]
     assert all(a != b for a, b in itertools.pairwise(roles)), f"roles do not alternate: {roles}"
     for message in fields["messages"]:
@@ -130,54 +123,6 @@ def view(block: Any) -> Any:
 
 def views(messages: list[Any]) -> list[tuple[str, list[Any]]]:
     return [(m.role, [view(b) for b in m.content]) for m in messages]
-
-
-def image_bytes(fmt: str, size: tuple[int, int] = (12, 9)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", size, "green").save(buffer, fmt)
-    return buffer.getvalue()
-
-
-def make_pdf() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), "white").save(buffer, "PDF")
-    return buffer.getvalue()
-
-
-class _Handler(BaseHTTPRequestHandler):
-    routes: dict[str, tuple[str, bytes]] = {}
-    seen: list[tuple[str, str, bytes]] = []
-
-    def _reply(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        self.seen.append((self.command, self.path, body))
-        content_type, payload = self.routes.get(self.path, ("text/plain", b"not found"))
-        self.send_response(200 if self.path in self.routes else 404)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    do_GET = _reply
-    do_POST = _reply
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[str, type[_Handler]]]:
-    """A real HTTP server on 127.0.0.1 with routes the test fills in."""
-    handler = type("Handler", (_Handler,), {"routes": {}, "seen": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 LOCAL = mb.FetchPolicy(allow_private=True)
@@ -611,7 +556,7 @@ def test_cache_control_survives_on_every_kind_of_block(png_bytes: bytes) -> None
         {"type": "text", "text": "hi", **cache},
         {
             "type": "image",
-            "source": {"type": "base64", "media_type": "image/jpeg", "data": _b64(make_jpeg())},
+            "source": {"type": "base64", "media_type": "image/jpeg", "data": b64(make_jpeg())},
             **cache,
         },
         {"type": "tool_result", "tool_use_id": "t1", "content": "ok", **cache},
@@ -627,12 +572,6 @@ def test_cache_control_survives_on_every_kind_of_block(png_bytes: bytes) -> None
     fields = encode(decoded)
     assert fields["messages"][1]["content"] == [blocks[2], blocks[0], blocks[1]]
     assert fields["messages"][0] == messages[0]
-
-
-def _b64(data: bytes) -> str:
-    import base64
-
-    return base64.b64encode(data).decode()
 
 
 # -- raw blocks and responses -----------------------------------------------------------------
@@ -736,7 +675,7 @@ def test_request_body_with_system_list_decodes() -> None:
                             "source": {
                                 "type": "base64",
                                 "media_type": "image/png",
-                                "data": _b64(b"%PDF-1.4 not an image"),
+                                "data": b64(b"%PDF-1.4 not an image"),
                             },
                         }
                     ],
@@ -848,5 +787,5 @@ def test_encode_json_streams_the_media_into_a_valid_body(png_bytes: bytes) -> No
     assert body["model"] == "claude-x"
     check_request({k: v for k, v in body.items() if k in ("messages", "system")})
     image, document = body["messages"][0]["content"][1:]
-    assert image["source"]["data"] == _b64(png_bytes)
-    assert document["source"]["data"] == _b64(pdf)
+    assert image["source"]["data"] == b64(png_bytes)
+    assert document["source"]["data"] == b64(pdf)

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import base64
-import io
 import itertools
 import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import botocore.session
@@ -17,8 +14,16 @@ import pytest
 from botocore.config import Config
 from botocore.model import Shape
 from botocore.validate import ParamValidator
-from PIL import Image
-from tests.conftest import PUBLIC_TESTDATA, make_jpeg, make_png, make_wav
+from tests.conftest import (
+    PUBLIC_TESTDATA,
+    RouteHandler,
+    image_bytes,
+    make_jpeg,
+    make_pdf,
+    make_png,
+    make_wav,
+    serve,
+)
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -171,53 +176,12 @@ def views(messages: list[Any]) -> list[tuple[str, list[Any]]]:
     return [(m.role, [view(b) for b in m.content]) for m in messages]
 
 
-def image_bytes(fmt: str, size: tuple[int, int] = (12, 9)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", size, "purple").save(buffer, fmt)
-    return buffer.getvalue()
-
-
-def make_pdf() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), "white").save(buffer, "PDF")
-    return buffer.getvalue()
-
-
-class _Handler(BaseHTTPRequestHandler):
-    routes: dict[str, tuple[str, bytes]] = {}
-    seen: list[tuple[str, str, bytes]] = []
-
-    def _reply(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        self.seen.append((self.command, self.path, body))
-        content_type, payload = self.routes.get(self.path, ("text/plain", b"not found"))
-        self.send_response(200 if self.path in self.routes else 404)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("x-amzn-RequestId", REQUEST_ID)  # as Bedrock sends it
-        self.end_headers()
-        self.wfile.write(payload)
-
-    do_GET = _reply
-    do_POST = _reply
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def server() -> Iterator[tuple[str, type[_Handler]]]:
-    """A real HTTP server on 127.0.0.1 with routes the test fills in."""
-    handler = type("Handler", (_Handler,), {"routes": {}, "seen": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+def server() -> Iterator[tuple[str, type[RouteHandler]]]:
+    """A real HTTP server on 127.0.0.1 with routes the test fills in, replying with a request
+    id header as Bedrock does."""
+    with serve(reply_headers={"x-amzn-RequestId": REQUEST_ID}) as running:
+        yield running
 
 
 def bedrock_client(endpoint: str) -> Any:

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mistralai.client import Mistral
 from mistralai.client import models as mm
-from PIL import Image
 from pydantic import BaseModel
-from tests.conftest import TESTDATA, load_manifest, make_jpeg, make_png, make_wav
+from tests.conftest import (
+    TESTDATA,
+    load_manifest,
+    make_jpeg,
+    make_pdf,
+    make_png,
+    make_wav,
+    model_keys,
+)
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -45,14 +48,10 @@ MESSAGE_MODELS: dict[str, type[BaseModel]] = {
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _fields(model: type[BaseModel]) -> set[str]:
-    return {field.alias or name for name, field in model.model_fields.items()}
-
-
 def _check(model: type[BaseModel], data: dict[str, Any]) -> None:
     """Validate with the SDK model, and refuse keys the model would silently ignore."""
     model.model_validate(data)
-    unknown = set(data) - _fields(model)
+    unknown = set(data) - model_keys(model)
     assert not unknown, f"{model.__name__} has no field(s) {unknown}"
 
 
@@ -101,48 +100,6 @@ def view(block: Any) -> Any:
 
 def views(messages: list[Any]) -> list[tuple[str, list[Any]]]:
     return [(m.role, [view(b) for b in m.content]) for m in messages]
-
-
-def make_pdf() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), "white").save(buffer, "PDF")
-    return buffer.getvalue()
-
-
-class _Handler(BaseHTTPRequestHandler):
-    routes: dict[str, tuple[str, bytes]] = {}
-    seen: list[tuple[str, str, bytes]] = []
-
-    def _reply(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        self.seen.append((self.command, self.path, body))
-        content_type, payload = self.routes.get(self.path, ("text/plain", b"not found"))
-        self.send_response(200 if self.path in self.routes else 404)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    do_GET = _reply
-    do_POST = _reply
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[str, type[_Handler]]]:
-    """A real HTTP server on 127.0.0.1 with routes the test fills in."""
-    handler = type("Handler", (_Handler,), {"routes": {}, "seen": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 LOCAL = mb.FetchPolicy(allow_private=True)

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import ollama
 import pytest
 from ollama._types import ChatRequest
-from tests.conftest import TESTDATA, load_manifest, make_jpeg, make_png, make_wav
+from tests.conftest import TESTDATA, load_manifest, make_jpeg, make_png, make_wav, model_keys
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -22,10 +19,6 @@ from mediablocks.providers.ollama import from_ollama, to_ollama
 from mediablocks.sources import URLSource
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def _fields(model: type[Any]) -> set[str]:
-    return {field.alias or name for name, field in model.model_fields.items()}
 
 
 def check_messages(messages: list[dict[str, Any]]) -> None:
@@ -43,7 +36,7 @@ def check_messages(messages: list[dict[str, Any]]) -> None:
         )
         sdk_message = ollama.Message.model_validate(wrapped)
         sdk_messages.append(sdk_message)
-        assert set(message) <= _fields(ollama.Message), set(message) - _fields(ollama.Message)
+        assert set(message) <= model_keys(ollama.Message), set(message) - model_keys(ollama.Message)
         assert isinstance(message["content"], str)
         for image in images:
             assert isinstance(image, str)
@@ -52,7 +45,7 @@ def check_messages(messages: list[dict[str, Any]]) -> None:
             assert sdk_message.model_dump(exclude_none=True)["images"] == images
         for call in message.get("tool_calls", []):
             ollama.Message.ToolCall.model_validate(call)
-            assert set(call) <= _fields(ollama.Message.ToolCall) | {"id"}
+            assert set(call) <= model_keys(ollama.Message.ToolCall) | {"id"}
             assert isinstance(call["function"]["arguments"], dict)
     ChatRequest.model_validate({"model": "llava", "messages": sdk_messages})
 
@@ -78,42 +71,6 @@ def view(block: Any) -> Any:
 
 def views(messages: list[Any]) -> list[tuple[str, list[Any]]]:
     return [(m.role, [view(b) for b in m.content]) for m in messages]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    routes: dict[str, tuple[str, bytes]] = {}
-    seen: list[tuple[str, str, bytes]] = []
-
-    def _reply(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        self.seen.append((self.command, self.path, body))
-        content_type, payload = self.routes.get(self.path, ("text/plain", b"not found"))
-        self.send_response(200 if self.path in self.routes else 404)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    do_GET = _reply
-    do_POST = _reply
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[str, type[_Handler]]]:
-    """A real HTTP server on 127.0.0.1 with routes the test fills in."""
-    handler = type("Handler", (_Handler,), {"routes": {}, "seen": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 LOCAL = mb.FetchPolicy(allow_private=True)

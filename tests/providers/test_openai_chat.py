@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -29,9 +25,20 @@ from openai.types.chat.chat_completion_content_part_param import File as FilePar
 from openai.types.chat.chat_completion_message_custom_tool_call_param import (
     ChatCompletionMessageCustomToolCallParam,
 )
-from PIL import Image
 from pydantic import TypeAdapter
-from tests.conftest import TESTDATA, load_manifest, make_jpeg, make_png, make_wav
+from tests.conftest import (
+    TESTDATA,
+    RouteHandler,
+    check_typed_dict,
+    load_manifest,
+    make_bmp,
+    make_jpeg,
+    make_pdf,
+    make_png,
+    make_wav,
+    tool_call_history,
+    typed_dict_keys,
+)
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -72,19 +79,13 @@ NESTED: dict[tuple[str, str], Any] = {
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _keys(typed_dict: Any) -> frozenset[str]:
-    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
-
-
 def _check(typed_dict: Any, value: dict[str, Any], kind: str) -> None:
     """Validate with the SDK's TypedDict, and refuse keys it does not have (pydantic ignores
     them), including those of the nested objects."""
-    TypeAdapter(typed_dict).validate_python(value)
-    unknown = set(value) - _keys(typed_dict)
-    assert not unknown, f"{typed_dict.__name__} has no key(s) {unknown}"
+    check_typed_dict(typed_dict, value)
     for (outer, inner), nested in NESTED.items():
         if outer == kind and isinstance(value.get(inner), dict):
-            extra = set(value[inner]) - _keys(nested)
+            extra = set(value[inner]) - typed_dict_keys(nested)
             assert not extra, f"{kind}.{inner} has no key(s) {extra}"
 
 
@@ -131,55 +132,12 @@ def views(messages: list[Any]) -> list[tuple[str, list[Any]]]:
     return [(m.role, [view(b) for b in m.content]) for m in messages]
 
 
-def make_pdf() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), "white").save(buffer, "PDF")
-    return buffer.getvalue()
-
-
-def make_bmp() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "green").save(buffer, "BMP")
-    return buffer.getvalue()
-
-
 def bundled(mime: str) -> bytes | None:
     """Bytes of a bundled test file with this MIME type, if the test data has one."""
     for name, entry in sorted(load_manifest().items()):
         if entry.get("mime") == mime and entry.get("kind") != "bad" and (TESTDATA / name).is_file():
             return (TESTDATA / name).read_bytes()
     return None
-
-
-class _Handler(BaseHTTPRequestHandler):
-    routes: dict[str, tuple[str, bytes]] = {}
-    hits: list[str] = []
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        content_type, payload = self.routes.get(self.path, ("text/plain", b"not found"))
-        self.send_response(200 if self.path in self.routes else 404)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[str, type[_Handler]]]:
-    """A real HTTP server on 127.0.0.1 serving the routes a test sets."""
-    handler = type("Handler", (_Handler,), {"routes": {}, "hits": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 LOCAL = mb.FetchPolicy(allow_private=True)
@@ -271,7 +229,7 @@ def test_detail_levels_newer_than_the_block_model_survive(png_bytes: bytes) -> N
 
 
 def test_image_url_is_passed_through_without_fetching(
-    server: tuple[str, type[_Handler]],
+    server: tuple[str, type[RouteHandler]],
 ) -> None:
     base, handler = server
     out = encode([mb.UserMessage.with_images(None, [mb.ImageBlock.from_url(base + "/cat.png")])])
@@ -282,7 +240,7 @@ def test_image_url_is_passed_through_without_fetching(
 
 
 def test_image_url_is_inlined_on_request(
-    server: tuple[str, type[_Handler]], png_bytes: bytes
+    server: tuple[str, type[RouteHandler]], png_bytes: bytes
 ) -> None:
     base, handler = server
     handler.routes["/cat"] = ("image/png", png_bytes)
@@ -348,7 +306,7 @@ def test_other_audio_formats_are_refused_with_a_pointer_to_prepare(tmp_path: Pat
 
 
 def test_audio_urls_are_downloaded_or_refused(
-    server: tuple[str, type[_Handler]], wav_bytes: bytes
+    server: tuple[str, type[RouteHandler]], wav_bytes: bytes
 ) -> None:
     base, handler = server
     handler.routes["/a.wav"] = ("audio/wav", wav_bytes)
@@ -410,32 +368,8 @@ def test_video_is_refused_with_its_position() -> None:
 # -- tool calls and results -------------------------------------------------------------------
 
 
-def _tool_history() -> list[Any]:
-    return [
-        mb.UserMessage.text("weather in Paris and Rome?"),
-        mb.AssistantMessage(
-            content=[
-                mb.TextBlock(text="checking"),
-                mb.ToolCallBlock(id="call_1", name="weather", args={"city": "Paris"}),
-                mb.ToolCallBlock(id="call_2", name="weather", args={}, raw_args="{city: Rome"),
-            ]
-        ),
-        mb.ToolMessage.from_results(
-            [
-                mb.ToolResultBlock(tool_call_id="call_1", content="sunny", name="weather"),
-                mb.ToolResultBlock(
-                    tool_call_id="call_2",
-                    content=[mb.TextBlock(text="bad"), mb.TextBlock(text="arguments")],
-                    name="weather",
-                ),
-            ]
-        ),
-        mb.AssistantMessage.text("Paris is sunny."),
-    ]
-
-
 def test_tool_calls_and_results_round_trip() -> None:
-    history = _tool_history()
+    history = tool_call_history()
     out = encode(history)
     calls = out[1]["tool_calls"]
     assert calls[0]["function"] == {"name": "weather", "arguments": '{"city":"Paris"}'}
@@ -761,7 +695,7 @@ def test_a_whole_history_round_trips(png_bytes: bytes) -> None:
                 mb.FileBlock.from_bytes(make_pdf(), filename="a.pdf"),
             ]
         ),
-        *_tool_history()[1:],
+        *tool_call_history()[1:],
     ]
     back = from_openai_chat(to_openai_chat(history))
     assert views(back) == views(history)

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import base64
-import functools
-import io
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, get_args, get_type_hints
 
 import pytest
@@ -33,9 +27,19 @@ from openai.types.responses.response_input_item_param import FunctionCallOutput
 from openai.types.responses.response_input_item_param import Message as InputMessageParam
 from openai.types.responses.response_output_text_param import Annotation
 from openai.types.responses.response_reasoning_item_param import Summary
-from PIL import Image
 from pydantic import TypeAdapter, ValidationError
-from tests.conftest import make_jpeg, make_png, make_wav
+from tests.conftest import (
+    RouteHandler,
+    b64,
+    check_typed_dict,
+    make_bmp,
+    make_jpeg,
+    make_pdf,
+    make_png,
+    make_wav,
+    tool_call_history,
+    type_adapter,
+)
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -67,23 +71,6 @@ INPUT_FIELD = get_type_hints(response_create_params.ResponseCreateParamsNonStrea
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _keys(typed_dict: Any) -> frozenset[str]:
-    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
-
-
-@functools.cache
-def _adapter(typed: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(typed)
-
-
-def _check(typed_dict: Any, value: dict[str, Any]) -> None:
-    """Validate with the SDK's TypedDict, and refuse keys it does not have (pydantic ignores
-    them)."""
-    _adapter(typed_dict).validate_python(value)
-    unknown = set(value) - _keys(typed_dict)
-    assert not unknown, f"{typed_dict.__name__} has no key(s) {unknown}"
-
-
 def _item_type(item: dict[str, Any]) -> Any:
     kind = item.get("type")
     if kind == "message" and item["role"] == "assistant":
@@ -108,28 +95,28 @@ def check_items(items: list[dict[str, Any]]) -> None:
         typed = _item_type(item)
         if typed is None:  # verbatim items: the SDK union above is the check
             continue
-        _check(typed, item)
+        check_typed_dict(typed, item)
         content = item.get("content")
         if item.get("type") == "message" and isinstance(content, list):
             parts = OUTPUT_PARTS if item["role"] == "assistant" else INPUT_PARTS
             for part in content:
-                _check(parts[part["type"]], part)
+                check_typed_dict(parts[part["type"]], part)
                 for note in part.get("annotations", []):
                     ANNOTATION.validate_python(note)
         if item.get("type") == "function_call_output" and isinstance(item["output"], list):
             for part in item["output"]:
-                _check(OUTPUT_LIST_PARTS[part["type"]], part)
+                check_typed_dict(OUTPUT_LIST_PARTS[part["type"]], part)
         if item.get("type") == "reasoning":
             for part in item["summary"]:
-                _check(Summary, part)
-    _adapter(INPUT_FIELD).validate_python(items)
+                check_typed_dict(Summary, part)
+    type_adapter(INPUT_FIELD).validate_python(items)
 
 
 def run(messages: list[Any], **options: Any) -> list[dict[str, Any]]:
     fields = to_openai_responses(messages, EncodeOptions(**options))
     assert set(fields) <= {"input", "instructions"}
     check_items(fields["input"])
-    _adapter(response_create_params.ResponseCreateParamsNonStreaming).validate_python(
+    type_adapter(response_create_params.ResponseCreateParamsNonStreaming).validate_python(
         {"model": "gpt-5", **fields}
     )
     items: list[dict[str, Any]] = fields["input"]
@@ -164,53 +151,6 @@ def round_trip(history: list[Any], **options: Any) -> list[Any]:
     back = from_openai_responses(fields)
     assert views(back) == views(history)
     return back
-
-
-def make_pdf() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), "white").save(buffer, "PDF")
-    return buffer.getvalue()
-
-
-def make_bmp() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "green").save(buffer, "BMP")
-    return buffer.getvalue()
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-class _Handler(BaseHTTPRequestHandler):
-    routes: dict[str, tuple[str, bytes]] = {}
-    hits: list[str] = []
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        content_type, payload = self.routes.get(self.path, ("text/plain", b"not found"))
-        self.send_response(200 if self.path in self.routes else 404)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[str, type[_Handler]]]:
-    """A real HTTP server on 127.0.0.1 serving the routes a test sets."""
-    handler = type("Handler", (_Handler,), {"routes": {}, "hits": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 LOCAL = mb.FetchPolicy(allow_private=True)
@@ -349,7 +289,7 @@ def test_newer_detail_levels_survive() -> None:
     assert run(back) == [message]
 
 
-def test_image_urls_are_passed_without_fetching(server: tuple[str, type[_Handler]]) -> None:
+def test_image_urls_are_passed_without_fetching(server: tuple[str, type[RouteHandler]]) -> None:
     base, handler = server
     history = [mb.UserMessage(content=[mb.ImageBlock.from_url(base + "/cat.png")])]
     items = run(history)
@@ -362,7 +302,7 @@ def test_image_urls_are_passed_without_fetching(server: tuple[str, type[_Handler
     round_trip(history)
 
 
-def test_image_urls_are_inlined_on_request(server: tuple[str, type[_Handler]]) -> None:
+def test_image_urls_are_inlined_on_request(server: tuple[str, type[RouteHandler]]) -> None:
     base, handler = server
     png = make_png()
     handler.routes["/cat"] = ("image/png", png)
@@ -411,7 +351,7 @@ def test_pdf_is_an_input_file_with_a_data_uri_and_its_name() -> None:
     assert view(back[0].content[0]) == ("file", pdf, "application/pdf", "report.pdf")
 
 
-def test_file_urls_and_file_ids_round_trip(server: tuple[str, type[_Handler]]) -> None:
+def test_file_urls_and_file_ids_round_trip(server: tuple[str, type[RouteHandler]]) -> None:
     base, handler = server
     history = [
         mb.UserMessage(
@@ -487,32 +427,8 @@ def test_input_audio_parts_from_compatible_servers_are_kept_verbatim() -> None:
 # -- tool calls and results -------------------------------------------------------------------
 
 
-def _tool_history() -> list[Any]:
-    return [
-        mb.UserMessage.text("weather in Paris and Rome?"),
-        mb.AssistantMessage(
-            content=[
-                mb.TextBlock(text="checking"),
-                mb.ToolCallBlock(id="call_1", name="weather", args={"city": "Paris"}),
-                mb.ToolCallBlock(id="call_2", name="weather", args={}, raw_args="{city: Rome"),
-            ]
-        ),
-        mb.ToolMessage.from_results(
-            [
-                mb.ToolResultBlock(tool_call_id="call_1", content="sunny", name="weather"),
-                mb.ToolResultBlock(
-                    tool_call_id="call_2",
-                    content=[mb.TextBlock(text="bad"), mb.TextBlock(text="arguments")],
-                    name="weather",
-                ),
-            ]
-        ),
-        mb.AssistantMessage.text("Paris is sunny."),
-    ]
-
-
 def test_tool_calls_and_results_are_flat_items_and_round_trip() -> None:
-    history = _tool_history()
+    history = tool_call_history()
     items = run(history)
     assert [item["type"] for item in items] == [
         "message",
@@ -1076,7 +992,7 @@ def test_a_whole_history_round_trips() -> None:
                 mb.FileBlock.from_bytes(make_pdf(), filename="a.pdf"),
             ]
         ),
-        *_tool_history()[1:],
+        *tool_call_history()[1:],
     ]
     back = round_trip(history)
     assert all(m.provider == "openai-responses" for m in back if isinstance(m, mb.AssistantMessage))
