@@ -250,3 +250,17 @@ def test_python_dash_m_runs_the_command() -> None:
         check=True,
     )
     assert done.stdout.startswith("mediablocks ")
+
+
+def test_a_broken_header_is_reported_on_its_row_not_as_a_failed_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An MP4 cut after its ftyp box: the type is known, the facts are not.
+    (tmp_path / "cut.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
+    assert main(["inspect", "--json", "--provider", "gemini", str(tmp_path / "cut.mp4")]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["mime_type"] == "video/mp4"
+    assert "moov" in row["facts"]["error"]
+    assert row["providers"]["gemini"]["status"] == "cannot"
+    assert main(["inspect", "--provider", "gemini", str(tmp_path / "cut.mp4")]) == 0
+    assert "unreadable header" in capsys.readouterr().out

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from . import __version__
 from .blocks import TextBlock
-from .errors import MediaBlocksError
+from .errors import DecodeError, MediaBlocksError
 from .fetch import fetch
 from .media import MediaBlock, media_block
 from .messages import UserMessage
@@ -178,12 +178,19 @@ def _run_each(
 
 
 def _facts(block: MediaBlock) -> dict[str, Any]:
-    info = probe(block)
+    """Header facts; a header that cannot be read is itself a fact about the file, not a failure
+    of the run (a truncated MP4 is inspected, and said to be broken)."""
+    try:
+        info = probe(block)
+    except DecodeError as exc:
+        return {"error": str(exc)}
     fields = ("width", "height", "frames", "duration", "sample_rate", "channels", "pages")
     return {name: getattr(info, name) for name in fields if getattr(info, name) is not None}
 
 
 def _describe_facts(facts: dict[str, Any]) -> str:
+    if "error" in facts:
+        return "unreadable header"
     parts: list[str] = []
     if "width" in facts and "height" in facts:
         parts.append(f"{facts['width']}x{facts['height']}")
