@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 from pydantic import PrivateAttr, field_validator
 
 from ._base import BlockBase
-from .datauri import b64decode, format_data_uri, is_data_uri, parse_data_uri
+from .datauri import b64decode, is_data_uri, parse_data_uri
 from .errors import InvalidSourceError, MediaTypeError
 from .mime import detect_mime, mime_kind, normalize_mime
 from .policy import FetchPolicy
@@ -332,9 +332,9 @@ class MediaBlock(BlockBase):
         return data, self._resolve_mime(self.source.header(policy))
 
     def to_data_uri(self, policy: FetchPolicy | None = None) -> str:
-        """``data:<mime>;base64,<data>``; reuses the cached base64."""
-        data, mime = self.to_base64(policy)
-        return format_data_uri(data, mime)
+        """``data:<mime>;base64,<data>``. Computed once and cached; reuses a cached base64."""
+        mime = self._resolve_mime(self.source.header(policy))
+        return self.source.data_uri(mime, policy)
 
     # -- MIME resolution ------------------------------------------------------------------------
 

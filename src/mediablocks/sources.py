@@ -7,13 +7,13 @@ source, so encoding a block many times reads or downloads it once. `header` give
 
 from __future__ import annotations
 
-import binascii
 import os
 import threading
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from .datauri import b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
 from .policy import FetchPolicy, current_policy
@@ -34,6 +34,7 @@ class _BaseSource(BaseModel):
     _data: bytes | None = PrivateAttr(default=None)
     _header: bytes | None = PrivateAttr(default=None)
     _base64: str | None = PrivateAttr(default=None)
+    _data_uri: str | None = PrivateAttr(default=None)
     _hint: str | None = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -85,9 +86,34 @@ class _BaseSource(BaseModel):
         """The media as standard base64 text, computed once and cached."""
         cached = self._base64
         if cached is None:
-            cached = binascii.b2a_base64(self.read(policy), newline=False).decode("ascii")
+            uri = self._data_uri
+            if uri is not None:  # already encoded inside a data URI: copy it out, no re-encoding
+                cached = uri[uri.index(",", 5) + 1 :]
+            else:
+                cached = b64encode(self.read(policy))
             self._base64 = cached
         return cached
+
+    def cached_data_uri(self, mime_type: str) -> str | None:
+        """The data URI for ``mime_type`` if it was built already."""
+        uri = self._data_uri
+        if uri is not None and uri.startswith(data_uri_prefix(mime_type)):
+            return uri
+        return None
+
+    def data_uri(self, mime_type: str, policy: FetchPolicy | None = None) -> str:
+        """``data:<mime>;base64,<data>``, built once and cached.
+
+        Encoded straight after its prefix in one buffer, so the payload is copied once into the
+        string; from a cached base64 it is one concatenation, with no re-encoding.
+        """
+        uri = self.cached_data_uri(mime_type)
+        if uri is None:
+            prefix = data_uri_prefix(mime_type)
+            cached = self._base64
+            uri = prefix + cached if cached is not None else b64encode(self.read(policy), prefix)
+            self._data_uri = uri
+        return uri
 
     def _store(self, data: bytes) -> bytes:
         with self._lock:

@@ -6,33 +6,29 @@ the final bytes in one preallocated buffer: the JSON text between placeholders i
 each media payload is base64-encoded into place a cache-sized chunk at a time, so no whole
 base64 string is ever built. Peak extra memory is the output itself plus one chunk.
 
-The buffer is an `io.BytesIO` presized to the exact output length and filled through
-``getbuffer()``. In CPython, ``getvalue()`` then hands over that very buffer as the returned
-`bytes` (it only trims one spare byte, in place), so there is no second full copy. Other Python
-implementations stay correct but may copy once more.
+The buffer is an `io.BytesIO` over ``bytes(total)`` (fresh zero pages, not written until filled;
+see `datauri.presized_buffer`), filled through ``getbuffer()``. In CPython, ``getvalue()`` then
+hands over that very buffer as the returned `bytes`, so there is no second full copy. Other
+Python implementations stay correct but may copy once more.
 """
 
 from __future__ import annotations
 
-import binascii
-import io
 import json
-import re
 from typing import Any
 
 from pydantic import BaseModel
 
-from ..datauri import format_data_uri
+from ..datauri import ENCODE_CHUNK as CHUNK
+from ..datauri import b64encode_into, b64encoded_length, data_uri_prefix, presized_buffer
 from ..media import MediaBlock
 from ..policy import FetchPolicy
 from ._options import InvalidOptionError, MediaSink
 
 __all__ = ["CHUNK", "write_json"]
 
-CHUNK = 3 * 8 * 1024
-"""Raw bytes encoded per step: a multiple of 3 (so chunks join without padding) small enough
-for the encoded chunk to stay in the CPU cache on its way into the output."""
-_CHUNK_B64 = CHUNK // 3 * 4
+_TEXT_CHUNK = CHUNK // 3 * 4
+"""Characters of already-encoded base64 copied per step (as many as one raw chunk makes)."""
 
 
 def _default(value: Any) -> Any:
@@ -48,34 +44,37 @@ def _default(value: Any) -> Any:
 
 
 class _Payload:
-    """One media item: its bytes (or cached base64) and the data-URI prefix when it needs one."""
+    """One media item: its bytes (or text already encoded) and the data-URI prefix it needs."""
 
     def __init__(self, block: MediaBlock, form: str, policy: FetchPolicy | None) -> None:
-        self.cached = block.source.cached_base64()
-        self.raw = memoryview(block.read(policy)) if self.cached is None else None
-        prefix = format_data_uri("", block.mime_type) if form == "data_uri" else ""
-        self.prefix = prefix.encode("ascii")
-        encoded = (
-            len(self.cached) if self.cached is not None else (len(self.raw or b"") + 2) // 3 * 4
-        )
-        self.size = len(self.prefix) + encoded
+        self.raw: memoryview | None = None
+        self.prefix = b""
+        text: str | None
+        if form == "data_uri":
+            mime = block.mime_type
+            text = block.source.cached_data_uri(mime)
+            if text is None:
+                self.prefix = data_uri_prefix(mime).encode("ascii")
+                text = block.source.cached_base64()
+        else:
+            text = block.source.cached_base64()
+        self.text = text
+        if text is None:
+            self.raw = memoryview(block.read(policy))
+            self.size = len(self.prefix) + b64encoded_length(self.raw.nbytes)
+        else:
+            self.size = len(self.prefix) + len(text)
 
     def write(self, out: memoryview, offset: int) -> int:
         """Write prefix and base64 at ``offset``; return the offset just past them."""
         end = offset + len(self.prefix)
         out[offset:end] = self.prefix
-        if self.cached is not None:
-            text = self.cached
-            for start in range(0, len(text), _CHUNK_B64):
-                piece = text[start : start + _CHUNK_B64].encode("ascii")
-                out[end : end + len(piece)] = piece
-                end += len(piece)
-            return end
-        raw = self.raw
-        assert raw is not None
-        b2a = binascii.b2a_base64
-        for start in range(0, len(raw), CHUNK):
-            piece = b2a(raw[start : start + CHUNK], newline=False)
+        if self.raw is not None:
+            return b64encode_into(out, end, self.raw)
+        text = self.text
+        assert text is not None
+        for start in range(0, len(text), _TEXT_CHUNK):
+            piece = text[start : start + _TEXT_CHUNK].encode("ascii")
             out[end : end + len(piece)] = piece
             end += len(piece)
         return end
@@ -98,29 +97,32 @@ def write_json(body: Any, sink: MediaSink, policy: FetchPolicy | None = None) ->
     if not sink.items:
         return text.encode("utf-8")
 
-    pattern = re.compile(re.escape(sink.token) + r"(\d+)\ue001")
     segments: list[bytes] = []
     order: list[_Payload] = []
     payloads: dict[int, _Payload] = {}
+    token = sink.token  # a placeholder is <token><index>\ue001 (a plain search, no regex)
     position = 0
-    for match in pattern.finditer(text):
-        index = int(match.group(1))
-        if index >= len(sink.items):  # pragma: no cover - only a translator bug could do this
-            raise InvalidOptionError(f"media placeholder {index} was never issued")
+    start = text.find(token)
+    while start >= 0:
+        digits = start + len(token)
+        end = text.find("\ue001", digits)
+        number = text[digits:end] if end >= 0 else ""
+        if not number.isdecimal() or int(number) >= len(sink.items):  # pragma: no cover
+            raise InvalidOptionError(f"malformed media placeholder at character {start}")
+        index = int(number)
         payload = payloads.get(index)
         if payload is None:
             block, form = sink.items[index]
             payload = payloads[index] = _Payload(block, form, policy)
-        segments.append(text[position : match.start()].encode("utf-8"))
+        segments.append(text[position:start].encode("utf-8"))
         order.append(payload)
-        position = match.end()
+        position = end + 1
+        start = text.find(token, position)
     segments.append(text[position:].encode("utf-8"))
     del text
 
     total = sum(len(s) for s in segments) + sum(p.size for p in order)
-    buffer = io.BytesIO()
-    buffer.seek(total - 1)
-    buffer.write(b"\0")  # one allocation of the exact size (plus CPython's one spare byte)
+    buffer = presized_buffer(total)  # one allocation of the exact size, not written twice
     view = buffer.getbuffer()
     try:
         offset = 0
