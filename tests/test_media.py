@@ -324,3 +324,21 @@ def test_public_heic_is_an_image_block() -> None:
     block = mb.media_block(PUBLIC_TESTDATA / "fixture-mif1.heic")
     assert type(block) is mb.ImageBlock
     assert block.mime_type in ("image/heic", "image/heif")
+
+
+def test_the_data_uri_is_built_once_and_shared_with_the_base64(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_bytes(png_bytes)
+    uri = block.to_data_uri()
+    assert block.to_data_uri() is uri
+    assert uri == "data:image/png;base64," + base64.b64encode(png_bytes).decode()
+    assert block.to_base64()[0] == uri.split(",", 1)[1]
+    part = mb.encode([mb.UserMessage(content=[block])], "openai")["messages"][0]["content"][0]
+    assert part["image_url"]["url"] is uri  # the encoder reuses the cached text
+
+
+def test_a_large_payload_encodes_exactly_across_chunk_boundaries() -> None:
+    # 3 MiB + 1 byte of varied bytes: several encode chunks and a padded tail.
+    data = make_png() + bytes(range(256)) * (3 * 4096 + 1)
+    block = mb.ImageBlock.from_bytes(data)
+    assert base64.b64decode(block.to_data_uri().split(",", 1)[1], validate=True) == data
+    assert base64.b64decode(block.to_base64()[0], validate=True) == data

@@ -19,7 +19,7 @@ from pydantic import PrivateAttr, field_validator
 
 from ._base import BlockBase
 from .datauri import b64decode, is_data_uri, parse_data_uri
-from .errors import InvalidSourceError, MediaTypeError
+from .errors import DecodeError, InvalidSourceError, MediaTypeError
 from .mime import detect_mime, mime_kind, normalize_mime
 from .policy import FetchPolicy
 from .sources import (
@@ -45,6 +45,20 @@ __all__ = [
 ]
 
 _M = TypeVar("_M", bound="MediaBlock")
+
+# Containers that hold audio or video alike: the same file named as the other kind.
+_KIND_TWINS = {
+    "video/webm": "audio/webm",
+    "audio/webm": "video/webm",
+    "video/mp4": "audio/mp4",
+    "audio/mp4": "video/mp4",
+    "video/x-matroska": "audio/x-matroska",
+    "audio/x-matroska": "video/x-matroska",
+    "video/ogg": "audio/ogg",
+    "audio/ogg": "video/ogg",
+    "video/3gpp": "audio/3gpp",
+    "audio/3gpp": "video/3gpp",
+}
 
 # Types whose signatures detect_mime always recognises: a declared one that the bytes do not show is
 # wrong, not merely unknown to us.
@@ -339,17 +353,30 @@ class MediaBlock(BlockBase):
     # -- MIME resolution ------------------------------------------------------------------------
 
     def _provisional_mime(self) -> str:
+        """The type before any byte is read: declared, else guessed from the URL or filename.
+
+        A guess never contradicts the block's kind: an `AudioBlock` over ``voice.webm`` is
+        ``audio/webm`` (containers carry both), and a guess of another kind is no guess at all.
+        """
         if self.declared_mime:
             return self.declared_mime
-        if isinstance(self.source, URLSource):
-            guessed, _ = mimetypes.guess_type(urlsplit(self.source.url).path)
-            if guessed:
-                return normalize_mime(guessed)
+        names = [urlsplit(self.source.url).path] if isinstance(self.source, URLSource) else []
         if self.filename:
-            guessed, _ = mimetypes.guess_type(self.filename)
+            names.append(self.filename)
+        for name in names:
+            guessed, _ = mimetypes.guess_type(name)
             if guessed:
-                return normalize_mime(guessed)
+                kept = self._within_kind(normalize_mime(guessed))
+                if kept is not None:
+                    return kept
         return "application/octet-stream"
+
+    def _within_kind(self, mime: str) -> str | None:
+        """``mime`` as this block's kind: itself, its audio/video twin, or None."""
+        if self.accepts is None or mime.startswith(self.accepts):
+            return mime
+        twin = _KIND_TWINS.get(mime)
+        return twin if twin is not None and twin.startswith(self.accepts) else None
 
     def _resolve_mime(self, header: bytes | memoryview) -> str:
         if self._mime is not None:
@@ -414,7 +441,8 @@ class ImageBlock(MediaBlock):
         """Encode a Pillow image: in its own format when it has one providers take, else PNG.
 
         ``format`` forces one (``"JPEG"``, ``"PNG"``, ``"WEBP"``, ``"GIF"``). Images with
-        transparency become PNG unless a format is forced.
+        transparency become PNG unless a format is forced. An animated image keeps every frame
+        in GIF, WebP and PNG (APNG); JPEG holds its first frame only.
         """
         chosen = (format or image.format or "PNG").upper()
         if chosen == "JPG":
@@ -426,9 +454,11 @@ class ImageBlock(MediaBlock):
         frame = image
         if chosen == "JPEG" and image.mode not in ("RGB", "L", "CMYK"):
             frame = image.convert("RGB")
+        # Every frame of an animation goes along where the format can hold them (GIF, WebP, APNG).
+        animated = chosen in ("GIF", "WEBP", "PNG") and getattr(image, "n_frames", 1) > 1
         buffer = BytesIO()
         try:
-            frame.save(buffer, format=chosen)
+            frame.save(buffer, format=chosen, save_all=animated)
         except (KeyError, OSError, ValueError) as exc:
             raise MediaTypeError(f"ImageBlock.from_pil: cannot save as {chosen}: {exc}") from None
         return cls.from_bytes(buffer.getvalue())
@@ -476,8 +506,10 @@ def media_block(
     """A media block of the right class for any source, chosen from the detected type.
 
     ``source`` may be a `MediaBlock` (returned as is), bytes, a Pillow image, an ``os.PathLike``,
-    or a string holding a data URI, an http(s) URL or a ``file:`` URI. A plain string is never taken
-    for a path: wrap it in ``pathlib.Path`` to read a local file. For a path the header window is
+    or a string holding a data URI, an http(s) URL, a ``file:`` URI, or bare base64 (taken when
+    its bytes are media mediablocks recognises, or ``mime_type`` is given). A plain string is
+    never taken for a path, so a string that came from a user cannot make mediablocks read a
+    local file: wrap it in ``pathlib.Path`` to read one. For a path the header window is
     read to pick the class; for a URL the class comes from ``mime_type`` or the URL's extension,
     since nothing is fetched here.
     """
@@ -522,10 +554,24 @@ def _media_block_from_string(
         probe = FileBlock.from_url(source, mime_type, filename=filename, strict=strict)
         cls = _class_for(probe.mime_type if probe.mime_type != "application/octet-stream" else None)
         return cls.from_url(source, mime_type, filename=filename, strict=strict)
+    data = _bare_base64(source)
+    if data is not None and (mime_type is not None or detect_mime(data) is not None):
+        return media_block(data, mime_type, filename=filename, strict=strict)
     raise InvalidSourceError(
-        f"media_block will not guess what the string {source[:40]!r} is: pass pathlib.Path(...) "
-        "for a local file, an http(s) URL, a data URI, or use from_base64 for bare base64"
+        f"media_block will not guess what the string {source[:40]!r} is: it is not a data URI, "
+        "an http(s) URL, a file: URI, or base64 of media it recognises; a plain string is never "
+        "read as a local path: pass pathlib.Path(...) for a file"
     )
+
+
+def _bare_base64(text: str) -> bytes | None:
+    """The bytes of ``text`` if it is strict base64 (bare, as `from_base64` takes it), else None."""
+    if len(text) < 8 or len(text) % 4:
+        return None
+    try:
+        return b64decode(text)
+    except DecodeError:
+        return None
 
 
 def _path_object(uri: str) -> os.PathLike[str]:

@@ -11,7 +11,7 @@ import os
 import threading
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from .datauri import b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
@@ -131,6 +131,14 @@ class BytesSource(_BaseSource):
 
     def model_post_init(self, context: Any, /) -> None:
         self._data = self.data
+
+    @field_serializer("data", when_used="json")
+    def _data_as_base64(self, data: bytes) -> str:
+        """Standard base64 in JSON (pydantic's own is URL-safe), the cached text when there is one.
+
+        Loading accepts either alphabet.
+        """
+        return self.base64()
 
     def describe(self) -> str:
         return f"{len(self.data)} bytes in memory"
