@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 
 import pytest
+from PIL import Image
 
+import mediablocks as mb
 from mediablocks.errors import UnknownProviderError
 from mediablocks.limits import PROVIDERS, ProviderLimits, limits_for, measured_size
 from mediablocks.providers import anthropic, bedrock, openai_chat
+
+
+def _bmp() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 6), "teal").save(buffer, "BMP")
+    return buffer.getvalue()
+
+
+_BMP = _bmp()
 
 
 def test_every_provider_has_limits_and_the_openai_alias_works() -> None:
@@ -17,6 +29,17 @@ def test_every_provider_has_limits_and_the_openai_alias_works() -> None:
         assert limits_for(name).provider == name
     assert limits_for("openai") == limits_for("openai-chat")
     assert limits_for(" Anthropic ").provider == "anthropic"
+
+
+@pytest.mark.parametrize(
+    ("alias", "provider"),
+    [("google", "gemini"), ("responses", "openai-responses"), ("bedrock-converse", "bedrock")],
+)
+def test_every_alias_of_encode_works_for_limits_and_prepare(alias: str, provider: str) -> None:
+    assert limits_for(alias).provider == provider
+    message = mb.UserMessage.with_images("hi", [mb.ImageBlock.from_bytes(_BMP)])
+    [prepared] = mb.prepare([message], alias)  # BMP is refused everywhere: converted
+    assert prepared.content[1].mime_type in limits_for(provider).image_types
 
 
 def test_unknown_provider_is_refused_by_name() -> None:

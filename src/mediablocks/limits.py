@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
-from .errors import UnknownProviderError
+from .providers._options import PROVIDERS, canonical_provider
 
 __all__ = [
     "PROVIDERS",
@@ -37,18 +37,6 @@ __all__ = [
 ByteMeasure = Literal["raw", "base64"]
 """How a provider counts the bytes of a file: the file itself, or its base64 text."""
 
-PROVIDERS = (
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-    "gemini",
-    "bedrock",
-    "mistral",
-    "ollama",
-)
-"""The canonical provider names `limits_for` knows (``"openai"`` is an alias of openai-chat)."""
-
-_ALIASES = {"openai": "openai-chat"}
 
 MB = 1_000_000
 MIB = 1024 * 1024
@@ -475,18 +463,15 @@ def _bedrock_model(limits: ProviderLimits, model: str) -> ProviderLimits:
 
 
 def limits_for(provider: str, model: str | None = None) -> ProviderLimits:
-    """The limits of ``provider`` (a canonical name or ``"openai"``), for ``model`` if given.
+    """The limits of ``provider`` (a canonical name or any alias `encode` takes: ``"openai"``,
+    ``"google"``...), for ``model`` if given.
 
     Model families documented to differ get their own numbers (OpenAI patch-based models and
     audio models, Claude on Bedrock); other models get the provider's. Raises
     `UnknownProviderError` for a name mediablocks does not know.
     """
-    key = _ALIASES.get(provider.strip().lower(), provider.strip().lower())
-    limits = _TABLE.get(key)
-    if limits is None:
-        raise UnknownProviderError(
-            f"no limits for provider {provider!r}; known: {', '.join(PROVIDERS)}"
-        )
+    key = canonical_provider(provider)
+    limits = _TABLE[key]
     if model is None:
         return limits
     if key in ("openai-chat", "openai-responses"):
