@@ -235,6 +235,22 @@ def test_heic_without_pillow_heif_names_the_extra(monkeypatch: pytest.MonkeyPatc
         fit_image(data, target("anthropic"), what="ImageBlock(photo.heic)")
 
 
+def test_heic_without_pillow_heif_goes_as_is_only_where_nothing_needs_decoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pillow_heif = pytest.importorskip("pillow_heif")
+    pillow_heif.register_heif_opener()
+    data = encode(Image.new("RGB", (128, 96), "red"), "HEIF")
+    monkeypatch.setitem(sys.modules, "pillow_heif", None)
+    # Gemini takes HEIC: with stripping off, the header's size is all that must be read.
+    kept = fit_image(data, target("gemini"), strip_metadata=False)
+    assert (kept.data, kept.mime_type, kept.width, kept.height) == (data, "image/heic", 128, 96)
+    assert kept.unchanged
+    # By default its metadata must be read to be stripped: a clear error says how.
+    with pytest.raises(UnsupportedBlockError, match=r"to strip its metadata.*strip_metadata=False"):
+        fit_image(data, target("gemini"))
+
+
 def test_avif_is_converted() -> None:
     path = TESTDATA / "photo.avif"
     data = (

@@ -473,3 +473,14 @@ def test_url_block_is_fetched_with_the_policy() -> None:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@pytest.mark.parametrize("size", [(16, 12), (100, 75)])
+def test_heic_size_is_the_clean_aperture_not_the_coded_size(size: tuple[int, int]) -> None:
+    # HEVC codes whole 8/64 px blocks; a 'clap' box crops them to the picture's own size.
+    pillow_heif = pytest.importorskip("pillow_heif")
+    pillow_heif.register_heif_opener()
+    buffer = io.BytesIO()
+    Image.new("RGB", size, "red").save(buffer, "HEIF")
+    info = probe_bytes(buffer.getvalue())
+    assert (info.mime_type, info.width, info.height) == ("image/heic", *size)

@@ -39,6 +39,7 @@ from PIL.ImageFile import ImageFile
 
 from .errors import DecodeError, DoesNotFitError, ImageBombError, UnsupportedBlockError
 from .limits import ByteMeasure, ProviderLimits, measured_size
+from .probe import probe_bytes
 
 __all__ = [
     "DEFAULT_MAX_IMAGE_PIXELS",
@@ -247,14 +248,50 @@ def _looks_like_heif(data: bytes) -> bool:
     return data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
 
 
-def _register_heif(what: str) -> None:
+def _heif_decoder() -> bool:
+    """True when pillow-heif is installed (its opener is then registered with Pillow)."""
     try:
         import pillow_heif
     except ImportError:
-        raise UnsupportedBlockError(
-            f"{what}: HEIC/HEIF needs pillow-heif to be converted: pip install 'mediablocks[heif]'"
-        ) from None
+        return False
     pillow_heif.register_heif_opener()
+    return True
+
+
+def _register_heif(what: str) -> None:
+    if not _heif_decoder():
+        raise UnsupportedBlockError(
+            f"{what}: HEIC/HEIF needs pillow-heif to be decoded: pip install 'mediablocks[heif]'"
+        )
+
+
+def _heif_as_is(
+    data: bytes, target: ImageTarget, strip_metadata: bool, max_pixels: int | None, what: str
+) -> FittedImage:
+    """HEIC/HEIF with no decoder installed: sent as it is when nothing needs decoding.
+
+    That is when the provider takes HEIC/HEIF (Gemini), the header's size and the file's bytes are
+    within its limits, and the caller turned metadata stripping off: a phone photo carries GPS
+    tags, so by default it is never sent unread.
+    """
+    info = probe_bytes(data)
+    width, height = info.width or 0, info.height or 0
+    if max_pixels is not None and width * height > max_pixels:
+        raise _bomb(what, width * height, max_pixels, (width, height))
+    fits = (
+        info.mime_type in target.accepted_types
+        and width > 0
+        and (target.max_side is None or max(width, height) <= target.max_side)
+        and (target.max_pixels is None or width * height <= target.max_pixels)
+        and target.fits_bytes(len(data))
+    )
+    if fits and not strip_metadata:
+        return FittedImage(data, info.mime_type, width, height)
+    need = "strip its metadata" if fits else "convert or resize it"
+    hint = " (or strip_metadata=False to send it as it is)" if fits else ""
+    raise UnsupportedBlockError(
+        f"{what}: HEIC/HEIF needs pillow-heif to {need}: pip install 'mediablocks[heif]'{hint}"
+    )
 
 
 def _unreadable_hint(data: bytes) -> str:
@@ -555,6 +592,8 @@ def fit_image(
             raise UnsupportedBlockError(f"{what}: SVG must be rasterised and convert=False")
         data = _rasterise_svg(data, target, what)
         changes.append(Change("converted", "SVG -> PNG (rasterised with cairosvg)"))
+    if _looks_like_heif(data) and not _heif_decoder():
+        return _heif_as_is(data, target, strip_metadata, max_image_pixels, what)
     image = _open(data, what, max_image_pixels)
     with image:
         facts = _inspect(image, data)

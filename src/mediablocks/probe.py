@@ -455,6 +455,11 @@ def _heif(d: _Data) -> _Fields:
         if kind == b"ispe":
             body = d.at(payload, 12)
             out["width"], out["height"] = _u32be(body, 4), _u32be(body, 8)
+        elif kind == b"clap":  # the clean aperture: the coded size cropped to what is shown
+            body = _need(d.at(payload, 16), 16)
+            width_n, width_d, height_n, height_d = (_u32be(body, i) for i in (0, 4, 8, 12))
+            if width_d and height_d and width_n and height_n:
+                out["width"], out["height"] = width_n // width_d, height_n // height_d
         elif kind == b"irot":
             turned = bool(_need(d.at(payload, 1), 1)[0] & 1)
     if turned and "width" in out:
