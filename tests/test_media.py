@@ -342,3 +342,10 @@ def test_a_large_payload_encodes_exactly_across_chunk_boundaries() -> None:
     block = mb.ImageBlock.from_bytes(data)
     assert base64.b64decode(block.to_data_uri().split(",", 1)[1], validate=True) == data
     assert base64.b64decode(block.to_base64()[0], validate=True) == data
+
+
+@pytest.mark.parametrize("declared", ["video/x-matroska", "audio/aac", "image/jxl"])
+def test_a_declared_type_we_always_detect_is_refused_over_junk(declared: str) -> None:
+    junk = bytes(range(7, 71))
+    with pytest.raises(mb.MediaTypeError, match=f"declared {declared} but the bytes are not"):
+        mb.FileBlock.from_bytes(junk, declared).mime_type  # noqa: B018

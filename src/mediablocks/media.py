@@ -83,6 +83,16 @@ _DEFINITE = frozenset(
         "video/webm",
         "video/quicktime",
         "video/x-msvideo",
+        "video/x-matroska",
+        "video/x-flv",
+        "image/jxl",
+        "image/vnd.microsoft.icon",
+        "audio/aac",
+        "audio/basic",
+        "audio/midi",
+        "audio/x-caf",
+        "application/zip",
+        "application/gzip",
     }
 )
 # Declared types that are the same media as a detected one, spelt at another level of detail.
@@ -96,11 +106,22 @@ _EQUIVALENT = {
     "audio/webm": "video/webm",
     "video/x-m4v": "video/mp4",
     "audio/mp4": "video/mp4",
+    "audio/3gpp": "video/3gpp",
+    "audio/3gpp2": "video/3gpp2",
 }
 # Detected types that come from a content heuristic rather than a signature: a declared text-like
 # type is more precise than the guess (a caller knows their .tsv or .yaml is not plain text).
 _WEAK_DETECTIONS = frozenset(
-    {"text/plain", "text/markdown", "text/csv", "text/html", "application/json", "application/xml"}
+    {
+        "text/plain",
+        "text/markdown",
+        "text/csv",
+        "text/tab-separated-values",
+        "text/html",
+        "application/json",
+        "application/xml",
+        "image/svg+xml",
+    }
 )
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 

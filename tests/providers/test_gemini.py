@@ -14,6 +14,7 @@ from google import genai
 from google.genai import types as gt
 from tests.conftest import (
     PUBLIC_TESTDATA,
+    TESTDATA,
     RouteHandler,
     b64,
     image_bytes,
@@ -411,7 +412,7 @@ def test_video_goes_inline_and_unknown_containers_raise() -> None:
     }
     back = from_gemini(fields)[0].content[1]
     assert view(back) == ("video", MP4.read_bytes(), "video/mp4")
-    odd = mb.VideoBlock.from_bytes(b"\x00" * 64, "video/x-matroska")
+    odd = mb.VideoBlock.from_path(TESTDATA / "video" / "h264-flac.mkv")  # Matroska: not taken
     with pytest.raises(UnsupportedBlockError, match=r"VideoBlock.*message 0, block 0.*MP4"):
         to_gemini([mb.UserMessage(content=[odd])])
 
