@@ -14,6 +14,8 @@ from mediablocks.errors import UnknownProviderError
 from mediablocks.limits import PROVIDERS, ProviderLimits, limits_for, measured_size
 from mediablocks.providers import anthropic, bedrock, openai_chat
 
+from .conftest import TESTDATA
+
 
 def _bmp() -> bytes:
     buffer = io.BytesIO()
@@ -129,3 +131,12 @@ def test_the_documented_table_is_the_generated_one() -> None:
 
     page = Path(__file__).resolve().parent.parent / "docs" / "preparation.md"
     assert limits_table() in page.read_text(encoding="utf-8")
+
+
+def test_responses_takes_office_files_where_chat_completions_takes_only_pdf() -> None:
+    docx = mb.FileBlock.from_path(TESTDATA / "document" / "report.docx")
+    message = mb.UserMessage(content=[mb.TextBlock(text="summarise"), docx])
+    [prepared] = mb.prepare([message], "openai-responses")
+    assert prepared.content[1] is docx  # taken as it is
+    with pytest.raises(mb.DoesNotFitError, match=r"report\.docx"):
+        mb.prepare([message], "openai")

@@ -165,6 +165,10 @@ _OPENAI_VISION = (
     "Calculating costs)"
 )
 _OPENAI_PDF = "https://platform.openai.com/docs/guides/pdf-files (File inputs)"
+_OPENAI_FILES = (
+    "https://developers.openai.com/api/docs/guides/file-inputs (Responses: PDF, text and code, "
+    "Office documents, spreadsheets; Chat Completions: PDF only)"
+)
 _OPENAI_AUDIO = "https://platform.openai.com/docs/guides/audio (input_audio: wav, mp3)"
 _GEMINI_IMAGE = "https://ai.google.dev/gemini-api/docs/image-understanding"
 _GEMINI_AUDIO = "https://ai.google.dev/gemini-api/docs/audio (Technical details about audio)"
@@ -242,7 +246,29 @@ _OPENAI_CHAT = ProviderLimits(
     ),
 )
 
-_OPENAI_RESPONSES = replace(_OPENAI_CHAT, provider="openai-responses", audio_types=frozenset())
+_OPENAI_RESPONSES = replace(
+    _OPENAI_CHAT,
+    provider="openai-responses",
+    audio_types=frozenset(),
+    # input_file takes far more than PDF here (text is extracted from non-PDF files).
+    document_types=frozenset(
+        {
+            "application/pdf",
+            "text/plain",
+            "text/markdown",
+            "text/html",
+            "text/csv",
+            "text/tab-separated-values",
+            "application/json",
+            "application/xml",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "application/vnd.ms-excel",
+        }
+    ),
+    sources=MappingProxyType({**_OPENAI_CHAT.sources, "document_types": _OPENAI_FILES}),
+)
 
 _GEMINI = ProviderLimits(
     provider="gemini",
@@ -489,6 +515,8 @@ def _short_type(mime: str) -> str:
     names = {
         "vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
         "vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+        "vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+        "tab-separated-values": "tsv",
         "msword": "doc",
         "vnd.ms-excel": "xls",
         "plain": "txt",
