@@ -264,7 +264,7 @@ def test_unknown_provider() -> None:
 def test_documents_other_than_pdf_and_text() -> None:
     text = FileBlock.from_bytes(b"a,b\n1,2\n" * 10, "text/csv")
     assert estimate_tokens(text, "openai") == 20  # 80 bytes / 4
-    zipped = FileBlock.from_bytes(b"PK\x03\x04" + b"\x00" * 60, "application/zip")
+    zipped = FileBlock.from_path(TESTDATA / "archive" / "sample.zip")
     with pytest.raises(UnsupportedBlockError, match="no token rule"):
         estimate_tokens(zipped, "anthropic")
 

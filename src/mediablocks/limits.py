@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
+from .errors import InvalidOptionError
 from .providers._options import PROVIDERS, canonical_provider
 
 __all__ = [
@@ -130,7 +131,7 @@ class ProviderLimits:
             return self.video_types
         if kind in ("document", "file"):
             return self.document_types
-        raise ValueError(f"unknown media kind {kind!r}")
+        raise InvalidOptionError(f"unknown media kind {kind!r}: image, audio, video or document")
 
     def accepts(self, mime: str) -> bool:
         """True when some kind of block of this provider carries ``mime``."""

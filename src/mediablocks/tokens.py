@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from .errors import DecodeError, SourceError, UnsupportedBlockError
+from .errors import DecodeError, InvalidOptionError, SourceError, UnsupportedBlockError
 from .history import CHARS_PER_TOKEN
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from .probe import MediaInfo, probe
@@ -219,7 +219,7 @@ def image_tokens(
     ``"ultra_high"``). Both are ignored where they do not apply.
     """
     if width <= 0 or height <= 0:
-        raise ValueError(f"image size must be positive, got {width}x{height}")
+        raise InvalidOptionError(f"image size must be positive, got {width}x{height}")
     name = canonical_provider(provider)
     if name in ("openai-chat", "openai-responses"):
         return _openai_image(width, height, model, detail)
