@@ -492,15 +492,21 @@ def _image_sequence(d: _Data, moov: tuple[int, int]) -> _Fields:
 # -- audio ------------------------------------------------------------------------------------
 
 
-def _riff_chunks(d: _Data, start: int, end: int) -> list[tuple[bytes, int, int]]:
-    """RIFF chunks in ``[start, end)``: (id, payload offset, declared payload size)."""
+def _riff_chunks(
+    d: _Data, start: int, end: int, *, big_endian: bool = False
+) -> list[tuple[bytes, int, int]]:
+    """RIFF chunks in ``[start, end)``: (id, payload offset, declared payload size).
+
+    ``big_endian`` reads the sizes the way IFF/AIFF writes them; the layout is the same.
+    """
+    size_of = _u32be if big_endian else _u32le
     found: list[tuple[bytes, int, int]] = []
     offset = start
     while offset + 8 <= end and len(found) < 100_000:
         header = d.at(offset, 8)
         if len(header) < 8:
             break
-        size = _u32le(header, 4)
+        size = size_of(header, 4)
         found.append((header[:4], offset + 8, size))
         offset += 8 + size + (size & 1)
     return found
@@ -545,7 +551,7 @@ def _extended80(b: bytes) -> float:
 
 
 def _aiff(d: _Data) -> _Fields:
-    for kind, payload, _size in _riff_chunks_be(d, 12, d.size):
+    for kind, payload, _size in _riff_chunks(d, 12, d.size, big_endian=True):
         if kind == b"COMM":
             comm = _need(d.at(payload, 18), 18)
             channels, frames = _u16be(comm), _u32be(comm, 2)
@@ -555,19 +561,6 @@ def _aiff(d: _Data) -> _Fields:
                 out["duration"] = frames / rate
             return out
     raise DecodeError("AIFF without a COMM chunk")
-
-
-def _riff_chunks_be(d: _Data, start: int, end: int) -> list[tuple[bytes, int, int]]:
-    found: list[tuple[bytes, int, int]] = []
-    offset = start
-    while offset + 8 <= end and len(found) < 100_000:
-        header = d.at(offset, 8)
-        if len(header) < 8:
-            break
-        size = _u32be(header, 4)
-        found.append((header[:4], offset + 8, size))
-        offset += 8 + size + (size & 1)
-    return found
 
 
 _AU_SAMPLE_BYTES = {1: 1, 2: 1, 3: 2, 4: 3, 5: 4, 6: 4, 7: 8, 27: 1}
