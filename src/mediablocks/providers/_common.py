@@ -8,7 +8,7 @@ import mimetypes
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..datauri import is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..media import MediaBlock
@@ -45,6 +45,7 @@ __all__ = [
     "results_first",
     "sendable",
     "tool_args",
+    "tool_result_content",
     "tool_results",
     "unsupported",
     "usage_count",
@@ -160,6 +161,23 @@ def blocks_from_content(
             decode_part(part, f"{where}, {noun} {number}") for number, part in enumerate(content)
         ]
     raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or {noun}s")
+
+
+def tool_result_content(
+    value: Any, where: str, decode_part: Callable[[Any, str], Block], field: str, noun: str
+) -> str | list[ContentBlock]:
+    """A decoded tool result's ``field`` (``content``, ``output``): its text as is (None as
+    ""), or each of its parts (each a ``noun``) decoded by `decode_part`."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    if not isinstance(value, list):
+        raise DecodeError(f"{where}: {field} is a {type(value).__name__}, not text or parts")
+    content: list[ContentBlock] = []
+    for number, raw in enumerate(value):
+        block = decode_part(raw, f"{where}, {noun} {number}")
+        assert not isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
+        content.append(block)
+    return content
 
 
 def add_tool_result(out: list[Message], block: Block, *, join: bool) -> None:

@@ -28,7 +28,6 @@ from typing import Any, TypeVar, Union
 
 from ..blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -61,6 +60,7 @@ from ._common import (
     media_from_reference,
     sendable,
     tool_args,
+    tool_result_content,
     unsupported,
     usage_count,
     use_url,
@@ -789,16 +789,7 @@ def _tool_result_from_openai_chat(
     call_id = item.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
         raise DecodeError(f"{where}: tool message has no tool_call_id")
-    content = item.get("content")
-    result: str | list[ContentBlock]
-    if content is None or isinstance(content, str):
-        result = content or ""
-    elif isinstance(content, list):
-        result = []
-        for number, raw in enumerate(content):
-            block = _part_from_openai_chat(raw, f"{where}, part {number}")
-            assert not isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
-            result.append(block)
-    else:
-        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    result = tool_result_content(
+        item.get("content"), where, _part_from_openai_chat, "content", "part"
+    )
     return ToolResultBlock(tool_call_id=call_id, content=result, name=names.get(call_id))

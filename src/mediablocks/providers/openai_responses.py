@@ -33,7 +33,6 @@ from typing import Any, TypeVar
 
 from ..blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -61,6 +60,7 @@ from ._common import (
     media_from_reference,
     parse_args,
     sendable,
+    tool_result_content,
     unsupported,
     usage_count,
     use_url,
@@ -549,18 +549,7 @@ def _tool_result_from_openai_responses(
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not call_id:
         raise DecodeError(f"{where}: function_call_output has no call_id")
-    output = item.get("output")
-    content: str | list[ContentBlock]
-    if output is None or isinstance(output, str):
-        content = output or ""
-    elif isinstance(output, list):
-        content = []
-        for number, raw in enumerate(output):
-            block = _input_part(raw, f"{where}, output part {number}")
-            assert not isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
-            content.append(block)
-    else:
-        raise DecodeError(f"{where}: output is a {type(output).__name__}, not text or parts")
+    content = tool_result_content(item.get("output"), where, _input_part, "output", "output part")
     name = item.get("name") if isinstance(item.get("name"), str) else names.get(call_id)
     return ToolResultBlock(
         tool_call_id=call_id,
