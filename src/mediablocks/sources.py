@@ -13,12 +13,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
-from .datauri import b64encode, data_uri_prefix
+from .datauri import b64decode, b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
 from .policy import FetchPolicy, current_policy
 
 __all__ = [
+    "Base64Source",
     "BytesSource",
     "FileIdSource",
     "PathSource",
@@ -39,8 +40,11 @@ class _BaseSource(BaseModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __eq__(self, other: object) -> bool:
-        # Fields only: the read cache and lock are not part of a source's identity.
+        # Fields only: the read cache and lock are not part of a source's identity. Bytes in
+        # memory and base64 text in memory are the same media when they hold the same bytes.
         if type(other) is not type(self):
+            if isinstance(self, _IN_MEMORY) and isinstance(other, _IN_MEMORY):
+                return self.read() == other.read()
             return NotImplemented
         return self.__dict__ == other.__dict__
 
@@ -145,6 +149,60 @@ class BytesSource(_BaseSource):
 
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         return self.data
+
+
+class Base64Source(_BaseSource):
+    """Base64 text in memory (a provider payload, a data URI), kept as the text it arrived as.
+
+    Translating a history between providers that both carry base64 copies this text through and
+    never decodes it: the MIME type is detected from the decoded header window alone. The whole
+    text is decoded, strictly, only when bytes are needed (`read`: prepare, probe, a provider
+    that takes raw bytes); malformed base64 raises `DecodeError` then. Build one through
+    ``from_base64``/``from_data_uri`` with ``strict=True`` to check every character at once.
+    """
+
+    kind: Literal["base64"] = "base64"
+    data: str
+    """Standard, padded base64 with no line breaks (`is_clean_base64`)."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._base64 = self.data
+
+    @property
+    def loaded(self) -> bool:
+        """True: the media is in memory (as base64 text), so nothing is read or fetched."""
+        return True
+
+    def describe(self) -> str:
+        return f"base64 text of {len(self.data) // 4 * 3} bytes"
+
+    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
+        if self._data is not None:
+            return memoryview(self._data)[:HEADER_WINDOW]
+        if self._header is None:
+            # Whole 4-character groups covering the window: a strict decode of just those.
+            self._header = b64decode(
+                self.data[: (HEADER_WINDOW + 2) // 3 * 4], what=self.describe()
+            )[:HEADER_WINDOW]
+        return self._header
+
+    def read(self, policy: FetchPolicy | None = None) -> bytes:
+        if self._data is not None:
+            return self._data
+        return self._store(b64decode(self.data, what=self.describe()))
+
+    def base64(self, policy: FetchPolicy | None = None) -> str:
+        return self.data
+
+    def keep_data_uri(self, uri: str) -> None:
+        """Remember the data URI this text came from, to hand it on without building another.
+
+        The caller guarantees ``uri`` is ``data:<normalised type>;base64,`` then exactly `data`.
+        """
+        self._data_uri = uri
+
+
+_IN_MEMORY = (BytesSource, Base64Source)
 
 
 class PathSource(_BaseSource):
@@ -260,7 +318,10 @@ class FileIdSource(_BaseSource):
         )
 
 
-Source = Annotated[BytesSource | PathSource | URLSource | FileIdSource, Field(discriminator="kind")]
+Source = Annotated[
+    BytesSource | Base64Source | PathSource | URLSource | FileIdSource,
+    Field(discriminator="kind"),
+]
 """Any media source, tagged by ``kind`` in JSON."""
 
 
