@@ -31,7 +31,8 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
-from .registry import REGISTRY
+from ._profiles import checked_encoder, labelled_decoder
+from .registry import REGISTRY, provider_entry
 
 __all__ = [
     "ALIASES",
@@ -88,6 +89,13 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
         raise UnknownProviderError(
             f"the {name} translator ({qualified}) lacks {to_name}() or {from_name}()"
         )
+    entry = provider_entry(name)
+    if entry.profile is not None:
+        # A profile over another provider's translator: its replies say which endpoint they
+        # came from, and (sharing the translator as is) it refuses what its endpoint cannot take.
+        decoder = labelled_decoder(name, decoder)
+        if entry.package == TRANSLATORS[entry.profile.base][0]:
+            encoder = checked_encoder(name, encoder, entry.limits())
     with _lock:
         pair = _loaded.setdefault(name, (encoder, decoder))
     return pair

@@ -21,7 +21,23 @@ __all__ = [
 ]
 
 ProviderName = Literal[
-    "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "ollama"
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "mistral",
+    "ollama",
+    "cohere",
+    "azure-openai",
+    "deepseek",
+    "xai",
+    "groq",
+    "openrouter",
+    "vllm",
+    "llama-cpp",
+    "anthropic-bedrock",
+    "anthropic-vertex",
 ]
 
 

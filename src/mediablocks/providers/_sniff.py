@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "anthropic",
     "bedrock",
+    "cohere",
     "gemini",
     "mistral",
     "ollama",
@@ -169,3 +170,14 @@ def ollama(payload: Any) -> bool:
         if isinstance(message.get("images"), list) or "tool_name" in message:
             return True
     return False
+
+
+def cohere(payload: Any) -> bool:
+    """``finish_reason`` beside a ``message`` (responses), ``tool_plan``, ``citations``, and the
+    OpenAI Chat markers Cohere shares (``tool_calls``, ``image_url``, ``tool`` messages)."""
+    if isinstance(payload, dict) and "finish_reason" in payload and "message" in payload:
+        return True
+    for message in _messages(payload):
+        if "tool_plan" in message or "citations" in message:
+            return True
+    return openai_chat(payload) or bool(_part_types(payload) & {"document", "thinking"})

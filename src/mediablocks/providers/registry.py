@@ -31,6 +31,7 @@ __all__ = [
     "ALIASES",
     "PROVIDERS",
     "REGISTRY",
+    "WIRE_FORMATS",
     "Capabilities",
     "Profile",
     "Provider",
@@ -133,6 +134,47 @@ class Provider:
 
 
 _NONE = "—"
+
+
+def _openai_compatible(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    package: str,
+    differences: dict[str, str],
+    images: str,
+    audio: str,
+    documents: str,
+) -> Provider:
+    """An OpenAI-compatible endpoint: OpenAI Chat's translator, fold and token rule; its own
+    limits (``<package>.limits``) and documented differences."""
+    return Provider(
+        name=name,
+        title=title,
+        aliases=aliases,
+        sdk_call="openai.OpenAI(base_url=...).chat.completions.create(model=..., **fields)",
+        package="openai_chat",
+        encoder="to_openai_chat",
+        decoder="from_openai_chat",
+        folder="OpenAIChatFolder",
+        sniff=_sniff.openai_chat,
+        capabilities=Capabilities(
+            images=images,
+            audio=audio,
+            video=_NONE,
+            documents=documents,
+            tool_result_media="moved to a user message¹",
+            url_media="images: the URL; others inlined",
+            thinking="`reasoning_content` / `reasoning` read, not replayed",
+        ),
+        docs_page="openai-compatible.md",
+        profile=Profile(
+            base="openai-chat",
+            differences=MappingProxyType(differences),
+            parts=MappingProxyType({"limits": package}),
+        ),
+    )
+
 
 REGISTRY: tuple[Provider, ...] = (
     Provider(
@@ -282,6 +324,169 @@ REGISTRY: tuple[Provider, ...] = (
         ),
         docs_page="ollama.md",
     ),
+    Provider(
+        name="cohere",
+        title="Cohere",
+        aliases=("cohere-v2",),
+        sdk_call="client.v2.chat(model=..., **fields)",
+        package="cohere",
+        encoder="to_cohere",
+        decoder="from_cohere",
+        folder="CohereFolder",
+        sniff=_sniff.cohere,
+        capabilities=Capabilities(
+            images="PNG, JPEG, WebP, GIF",
+            audio=_NONE,
+            video=_NONE,
+            documents="text (`documents`)",
+            tool_result_media="text and documents; media moved to a user message¹",
+            url_media="images: the URL",
+            thinking="its own `thinking`",
+        ),
+        docs_page="cohere.md",
+    ),
+    *(
+        _openai_compatible(name, title, aliases, package, facts, images, audio, documents)
+        for name, title, aliases, package, facts, images, audio, documents in (
+            (
+                "azure-openai",
+                "Azure OpenAI",
+                ("azure",),
+                "azure_openai",
+                {"client": "openai.AzureOpenAI; model is the deployment name"},
+                "PNG, JPEG, WebP, GIF",
+                "WAV, MP3",
+                "PDF",
+            ),
+            (
+                "deepseek",
+                "DeepSeek",
+                (),
+                "deepseek",
+                {"media": "text only", "reasoning field": "reasoning_content (never sent back)"},
+                _NONE,
+                _NONE,
+                _NONE,
+            ),
+            (
+                "xai",
+                "xAI",
+                ("grok",),
+                "xai",
+                {"media": "JPEG and PNG, 20 MiB", "reasoning field": "reasoning_content"},
+                "JPEG, PNG",
+                _NONE,
+                _NONE,
+            ),
+            (
+                "groq",
+                "Groq",
+                (),
+                "groq",
+                {"media": "5 images of 4 MB", "reasoning field": "reasoning"},
+                "PNG, JPEG, WebP",
+                _NONE,
+                _NONE,
+            ),
+            (
+                "openrouter",
+                "OpenRouter",
+                (),
+                "openrouter",
+                {"media": "what the routed model takes", "reasoning field": "reasoning"},
+                "PNG, JPEG, WebP, GIF",
+                "WAV, MP3",
+                "PDF",
+            ),
+            (
+                "vllm",
+                "vLLM",
+                (),
+                "vllm",
+                {"server": "local; media limits are the server's --limit-mm-per-prompt"},
+                "PNG, JPEG, WebP, GIF",
+                "WAV, MP3",
+                _NONE,
+            ),
+        )
+    ),
+    Provider(
+        name="llama-cpp",
+        title="llama.cpp / LM Studio",
+        aliases=("llama.cpp", "llamacpp", "lm-studio", "lmstudio"),
+        sdk_call="openai.OpenAI(base_url=...).chat.completions.create(model=..., **fields)",
+        package="llama_cpp",
+        encoder="to_llama_cpp",
+        decoder="from_llama_cpp",
+        folder="OpenAIChatFolder",
+        sniff=_sniff.openai_chat,
+        capabilities=Capabilities(
+            images="JPEG, PNG",
+            audio=_NONE,
+            video=_NONE,
+            documents=_NONE,
+            tool_result_media="moved to a user message¹",
+            url_media="inlined",
+            thinking="`reasoning_content` read, not replayed",
+        ),
+        docs_page="openai-compatible.md",
+        profile=Profile(
+            base="openai-chat",
+            differences=MappingProxyType(
+                {"images": "data URIs only: URL images are downloaded and inlined"}
+            ),
+            parts=MappingProxyType({"stream": "openai_chat", "tokens": "openai_chat"}),
+        ),
+    ),
+    *(
+        Provider(
+            name=f"anthropic-{platform}",
+            title=f"Anthropic on {title}",
+            aliases=aliases,
+            sdk_call=f"anthropic.{client}().messages.create(model=..., max_tokens=..., **fields)",
+            package=f"anthropic_{platform}",
+            encoder=f"to_anthropic_{platform}",
+            decoder=f"from_anthropic_{platform}",
+            folder="AnthropicFolder",
+            sniff=_sniff.anthropic,
+            capabilities=Capabilities(
+                images="JPEG, PNG, GIF, WebP",
+                audio=_NONE,
+                video=_NONE,
+                documents="PDF, plain text",
+                tool_result_media="native (images, documents)",
+                url_media="images and PDFs: the URL",
+                thinking="`thinking` with signature, `redacted_thinking`",
+            ),
+            docs_page="anthropic-platforms.md",
+            profile=Profile(
+                base="anthropic",
+                differences=MappingProxyType(
+                    {
+                        "envelope": f"anthropic_version {version!r} in the JSON body",
+                        "files": "no Files API: file ids raise",
+                    }
+                ),
+                parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
+            ),
+        )
+        for platform, title, aliases, client, version in (
+            (
+                "bedrock",
+                "Amazon Bedrock",
+                ("bedrock-anthropic", "bedrock-invoke"),
+                "AnthropicBedrock",
+                "bedrock-2023-05-31",
+            ),
+            (
+                "vertex",
+                "Google Vertex AI",
+                ("vertex-anthropic",),
+                "AnthropicVertex",
+                "vertex-2023-10-16",
+            ),
+        )
+    ),
 )
 """Every provider, in the order the docs list them."""
 
@@ -292,6 +497,9 @@ ALIASES: dict[str, str] = {alias: entry.name for entry in REGISTRY for alias in 
 
 PROVIDERS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY)
 """Canonical names, in the registry's order."""
+
+WIRE_FORMATS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY if entry.profile is None)
+"""The providers with a wire format of their own (no profiles): what tools show by default."""
 
 
 def canonical_provider(name: str) -> str:

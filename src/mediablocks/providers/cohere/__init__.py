@@ -1,4 +1,5 @@
-"""The Cohere v2 chat wire format: translation in `translate`, re-exported here."""
+"""The Cohere v2 chat wire format: translation in `translate`, stream fold in `stream`, limits
+and token estimate beside them."""
 
 from __future__ import annotations
 

@@ -220,7 +220,13 @@ class _Encoder:
             content = parts if parts else ""
         return {"role": "tool", "tool_call_id": result.tool_call_id, "content": content}
 
-    def _move_media(self, media: list[MediaBlock], call_id: str, index: int, position: int) -> None:
+    def _move_media(
+        self,
+        media: list[ImageBlock | AudioBlock | VideoBlock],
+        call_id: str,
+        index: int,
+        position: int,
+    ) -> None:
         if self.options.tool_result_media == "error":
             raise unsupported(
                 PROVIDER,
