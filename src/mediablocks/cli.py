@@ -36,7 +36,8 @@ from .mime import mime_kind
 from .policy import current_policy, use_policy
 from .prepare import prepare_block
 from .probe import probe
-from .providers import PROVIDERS, canonical_provider, encode
+from .providers import canonical_provider, encode
+from .providers.registry import WIRE_FORMATS
 from .tokens import estimate_tokens
 
 __all__ = ["main"]
@@ -269,12 +270,12 @@ def _inspect_row(info: dict[str, Any], providers: Sequence[str], details: bool) 
 
 
 def _column(provider: str) -> int:
-    return max(len(_SHORT_NAMES[provider]), 9)
+    return max(len(_SHORT_NAMES.get(provider, provider)), 9)
 
 
 def _inspect_header(providers: Sequence[str]) -> str:
     cells = [f"{'PATH':<40}", f"{'TYPE':<28}", f"{'SIZE':>10}", f"{'FACTS':<22}"]
-    cells.extend(f"{_SHORT_NAMES[p]:<{_column(p)}}" for p in providers)
+    cells.extend(f"{_SHORT_NAMES.get(p, p):<{_column(p)}}" for p in providers)
     return " ".join(cells).rstrip()
 
 
@@ -304,7 +305,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 def _providers(chosen: Sequence[str] | None) -> list[str]:
     if not chosen:
-        return list(PROVIDERS)
+        return list(WIRE_FORMATS)
     return list(dict.fromkeys(canonical_provider(name) for name in chosen))
 
 
