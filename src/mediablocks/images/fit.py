@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from .convert import (
     _transposed,
     _upright_exif,
 )
-from .encoding import _encode_to_fit
+from .encoding import MIN_JPEG_QUALITY, _encode_to_fit
 from .metadata import _Facts, _inspect, strip_jpeg_metadata, strip_png_metadata
 from .opening import (
     _BOMB_MESSAGE,
@@ -110,7 +111,7 @@ def fit_image(
                 changes.append(_metadata_change(facts))
                 return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))
         return _reencode(
-            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels
+            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, len(data)
         )
 
 
@@ -167,6 +168,7 @@ def _reencode(
     changes: list[Change],
     what: str,
     max_pixels: int | None,
+    size: int,
 ) -> FittedImage:
     keep_animation = facts.animated and not plan.animation_refused
     if keep_animation and max_pixels is not None:
@@ -177,7 +179,13 @@ def _reencode(
     icc = image.info.get("icc_profile")
     exif_bytes = image.info.get("exif")
     if facts.format in ("JPEG", "MPO"):
-        _draft_jpeg(image, facts, target, (final_w, final_h))
+        byte_scale = _byte_scale(image, facts, target, size, plan.scale)
+        if byte_scale < 1.0:
+            final_w, final_h = _scaled(facts.width, facts.height, plan.scale, target)
+            draft = _scaled(facts.width, facts.height, plan.scale * byte_scale, target)
+        else:
+            draft = (final_w, final_h)
+        _draft_jpeg(image, facts, target, draft)
     frames = _frames(image, keep_animation, what)
     if facts.frames > 1 and not keep_animation and facts.format != "MPO":
         label = "animation frames" if facts.animated else "pages"
@@ -205,7 +213,9 @@ def _reencode(
     if out_format != _MIME_FORMAT.get(facts.mime):
         changes.append(Change("converted", f"{facts.mime} -> {_mime_of(out_format)}"))
     if (final_w, final_h) != (facts.width, facts.height):
-        out_frames = [_resize(frame, (final_w, final_h)) for frame in out_frames]
+        decoded_w, decoded_h = out_frames[0].size
+        if decoded_w > final_w or decoded_h > final_h:  # else drafted smaller for the byte limit
+            out_frames = [_resize(frame, (final_w, final_h)) for frame in out_frames]
         changes.append(Change("resized", f"{facts.width}x{facts.height} -> {final_w}x{final_h}"))
     if facts.private and strip_metadata:
         changes.append(_metadata_change(facts))
@@ -230,6 +240,59 @@ def _reencode(
             )
         )
     return FittedImage(encoded, _mime_of(out_format), width, height, tuple(changes))
+
+
+# Size of a libjpeg 4:2:0 file at a quality, relative to quality 75 (typical photos).
+_RELATIVE_SIZE: tuple[tuple[int, float], ...] = (
+    (40, 0.6), (50, 0.68), (60, 0.78), (70, 0.9), (75, 1.0),
+    (80, 1.12), (85, 1.32), (90, 1.65), (95, 2.4), (100, 5.0),
+)  # fmt: skip
+
+
+def _relative_size(quality: float) -> float:
+    for (q0, r0), (q1, r1) in itertools.pairwise(_RELATIVE_SIZE):
+        if quality <= q1:
+            return r0 + (r1 - r0) * (max(quality, q0) - q0) / (q1 - q0)
+    return _RELATIVE_SIZE[-1][1]
+
+
+def _jpeg_quality(image: Image.Image) -> float | None:
+    """The IJG quality a JPEG was saved at, estimated from its luminance quantisation table."""
+    tables = getattr(image, "quantization", None)
+    if not tables or 0 not in tables or len(tables[0]) != 64:
+        return None
+    # IJG scales every entry of its base table alike, so sorted entries compare in any order.
+    pairs = zip(sorted(tables[0]), sorted(_IJG_LUMINANCE), strict=True)
+    scale = float(sum(q * 100 / b for q, b in pairs)) / 64
+    return (200 - scale) / 2 if scale <= 100 else 5000 / scale
+
+
+_IJG_LUMINANCE = (
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+    14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+    18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+)  # fmt: skip
+
+
+def _byte_scale(
+    image: Image.Image, facts: _Facts, target: ImageTarget, size: int, scale: float
+) -> float:
+    """How much smaller than the pixel limits a JPEG must be decoded to fit the byte limit.
+
+    Predicted from the file before decoding, so libjpeg can decode at 1/2, 1/4 or 1/8 scale
+    instead of a full decode that is then resized: the file's size at the quality it was saved
+    at, moved to `MIN_JPEG_QUALITY` and to the pixel-limit scale. Generous on purpose (the
+    encoder's search makes the fine decision on what is decoded); 1.0 when nothing is predicted.
+    """
+    limit = target.max_raw_bytes
+    quality = _jpeg_quality(image)
+    if limit is None or quality is None or facts.animated or target.fits_bytes(size):
+        return 1.0
+    predicted = size * _relative_size(MIN_JPEG_QUALITY) / _relative_size(quality) * scale**2
+    if predicted <= limit:
+        return 1.0
+    return min(1.0, math.sqrt(limit / predicted) * 1.3)
 
 
 def _draft_jpeg(

@@ -35,6 +35,8 @@ class ImageTarget:
 
     ``optimal_side`` / ``optimal_pixels`` / ``short_side`` are sizes the provider scales down to
     anyway; targeting them saves upload and tokens without losing what the model sees.
+    ``min_side`` is a floor for fitting the byte limit: the long edge is never scaled below it
+    (`DoesNotFitError` instead); an image already smaller is never scaled for bytes.
     """
 
     accepted_types: frozenset[str]
@@ -46,6 +48,7 @@ class ImageTarget:
     optimal_side: int | None = None
     optimal_pixels: int | None = None
     short_side: int | None = None
+    min_side: int | None = None
 
     @classmethod
     def from_limits(
@@ -55,11 +58,12 @@ class ImageTarget:
         image_count: int = 1,
         optimal_size: bool = False,
         max_bytes: int | None = None,
+        min_side: int | None = None,
     ) -> ImageTarget:
         """The target for one image of a request holding ``image_count`` images.
 
         ``max_bytes`` (counted like the provider counts) tightens the provider's per-image limit,
-        e.g. to share a per-request total between images.
+        e.g. to share a per-request total between images; ``min_side`` is then the floor.
         """
         byte_limit = limits.max_image_bytes
         if max_bytes is not None:
@@ -74,6 +78,7 @@ class ImageTarget:
             optimal_side=limits.optimal_image_side if optimal_size else None,
             optimal_pixels=limits.optimal_image_pixels if optimal_size else None,
             short_side=limits.server_short_side if optimal_size else None,
+            min_side=min_side,
         )
 
     def fits_bytes(self, raw_size: int) -> bool:
