@@ -68,6 +68,11 @@ _EXTENSIONS = {
 }
 
 
+class _BrokenImageError(DecodeError):
+    """An image whose bytes do not decode (truncated, corrupt): raised at once by `prepare`,
+    naming the message and block, like a decompression bomb (`ImageBombError`)."""
+
+
 @dataclass(frozen=True)
 class PrepareOptions:
     """How `prepare` may change media.
@@ -161,8 +166,10 @@ def prepare(
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
-    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``), and
-    `ImageBombError` at once for an image over the pixel limit. See `PrepareOptions`.
+    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``),
+    `ImageBombError` at once for an image over the pixel limit and `DecodeError` at once for an
+    image whose bytes do not decode (even one that would be sent untouched). Images together are
+    fitted to the request's byte limits (see `PrepareReport.notes`). See `PrepareOptions`.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -218,7 +225,7 @@ def prepare_block(
     """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
 
     Request totals (image count, pages, seconds across blocks) are not checked here. Raises
-    `DoesNotFitError` (with one problem) or `ImageBombError`.
+    `DoesNotFitError` (with one problem), `ImageBombError` or `DecodeError` (a broken image).
     """
     limits = limits_for(provider, model)
     options = PrepareOptions(
@@ -364,7 +371,7 @@ class _Preparation:
                 self.fit_timed(slot, "video")
             else:
                 self.fit_document(slot)
-        except ImageBombError:
+        except (ImageBombError, _BrokenImageError):
             raise
         except MediaBlocksError as exc:
             self.problems.append(f"{slot.where}: {_reason(exc, block)}")
@@ -402,15 +409,18 @@ class _Preparation:
             max_bytes=max_bytes,
             min_side=min_side,
         )
-        fitted = fit_image(
-            data,
-            target,
-            mime_type=slot.block.mime_type,
-            strip_metadata=self.options.strip_metadata,
-            convert=self.options.convert,
-            max_image_pixels=self.options.max_image_pixels,
-            what=slot.block.describe(),
-        )
+        try:
+            fitted = fit_image(
+                data,
+                target,
+                mime_type=slot.block.mime_type,
+                strip_metadata=self.options.strip_metadata,
+                convert=self.options.convert,
+                max_image_pixels=self.options.max_image_pixels,
+                what=slot.block.describe(),
+            )
+        except DecodeError as exc:  # raised at once: the bytes are broken, not too large
+            raise _BrokenImageError(f"{slot.where}: {_reason(exc, slot.block)}") from None
         if fitted.unchanged:
             return
         slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, fitted.changes, self)
@@ -540,7 +550,7 @@ class _Preparation:
                 max_bytes=measured_size(cap, measure),
                 min_side=SHARE_FLOOR_SIDE,
             )
-        except ImageBombError:
+        except (ImageBombError, _BrokenImageError):
             raise
         except MediaBlocksError as exc:
             self.problems.append(

@@ -33,8 +33,10 @@ from .opening import (
     _looks_like_heif,
     _open,
     _rasterise_svg,
+    pillow_errors,
 )
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
+from .verify import verify_decodes
 
 # -- sizing ---------------------------------------------------------------------------------------
 
@@ -85,8 +87,23 @@ def fit_image(
     ``what`` names the image in errors (`prepare` passes the block's description). Raises
     `ImageBombError` for too many pixels, `UnsupportedBlockError` for a format that cannot be
     read or converted (with how to enable it), `DoesNotFitError` when no quality or size fits the
-    byte limit, and `DecodeError` for a broken file.
+    byte limit, and `DecodeError` for a broken file: one that Pillow cannot read, or, when it
+    would be returned untouched, one whose image data does not decode (see `verify_decodes`).
+    Nothing else escapes: every Pillow call runs inside `pillow_errors`.
     """
+    with pillow_errors(what):
+        return _fit(data, target, mime_type, strip_metadata, convert, max_image_pixels, what)
+
+
+def _fit(
+    data: bytes,
+    target: ImageTarget,
+    mime_type: str | None,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+) -> FittedImage:
     changes: list[Change] = []
     if _is_svg(data, mime_type):
         if not convert:
@@ -100,6 +117,7 @@ def fit_image(
         facts = _inspect(image, data)
         plan = _Plan.make(facts, target, len(data), strip_metadata)
         if plan.nothing_to_do and not changes:
+            verify_decodes(image, data, facts.format, what)
             return FittedImage(data, facts.mime, facts.width, facts.height)
         if plan.format_refused and not convert:
             raise UnsupportedBlockError(
@@ -108,6 +126,8 @@ def fit_image(
         if plan.lossless_strip is not None:
             stripped = plan.lossless_strip(data)
             if target.fits_bytes(len(stripped)):
+                with _open(stripped, what, max_image_pixels) as bare:  # what is sent decodes
+                    verify_decodes(bare, stripped, facts.format, what)
                 changes.append(_metadata_change(facts))
                 return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))
         return _reencode(
@@ -182,7 +202,11 @@ def _reencode(
         byte_scale = _byte_scale(image, facts, target, size, plan.scale)
         if byte_scale < 1.0:
             final_w, final_h = _scaled(facts.width, facts.height, plan.scale, target)
-            draft = _scaled(facts.width, facts.height, plan.scale * byte_scale, target)
+            # Decode at the smallest DCT scale within 20% of the predicted one: a full decode
+            # to resize costs twice a 1/2-scale decode and four times its memory.
+            smallest = (target.min_side or 0) / max(facts.width, facts.height)
+            draft_scale = max(plan.scale * byte_scale / 1.25, smallest)
+            draft = _scaled(facts.width, facts.height, min(plan.scale, draft_scale), target)
         else:
             draft = (final_w, final_h)
         _draft_jpeg(image, facts, target, draft)
@@ -282,8 +306,8 @@ def _byte_scale(
 
     Predicted from the file before decoding, so libjpeg can decode at 1/2, 1/4 or 1/8 scale
     instead of a full decode that is then resized: the file's size at the quality it was saved
-    at, moved to `MIN_JPEG_QUALITY` and to the pixel-limit scale. Generous on purpose (the
-    encoder's search makes the fine decision on what is decoded); 1.0 when nothing is predicted.
+    at, moved to `MIN_JPEG_QUALITY` and to the pixel-limit scale (the encoder's search makes the
+    fine decision on what is decoded); 1.0 when nothing is predicted.
     """
     limit = target.max_raw_bytes
     quality = _jpeg_quality(image)
@@ -292,7 +316,7 @@ def _byte_scale(
     predicted = size * _relative_size(MIN_JPEG_QUALITY) / _relative_size(quality) * scale**2
     if predicted <= limit:
         return 1.0
-    return min(1.0, math.sqrt(limit / predicted) * 1.3)
+    return min(1.0, math.sqrt(limit / predicted))
 
 
 def _draft_jpeg(

@@ -9,12 +9,14 @@ from __future__ import annotations
 import importlib
 import re
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from io import BytesIO
 
 from PIL import Image, UnidentifiedImageError
 from PIL.ImageFile import ImageFile
 
-from ..errors import DecodeError, ImageBombError, UnsupportedBlockError
+from ..errors import DecodeError, ImageBombError, MediaBlocksError, UnsupportedBlockError
 from ..probe import probe_bytes
 from .target import DEFAULT_MAX_IMAGE_PIXELS, FittedImage, ImageTarget
 
@@ -28,9 +30,34 @@ def image_size(
     data: bytes, *, what: str = "image", max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS
 ) -> tuple[int, int]:
     """``(width, height)`` from the header only, after the bomb check (orientation not applied)."""
-    with _open(data, what, max_image_pixels) as image:
+    with pillow_errors(what), _open(data, what, max_image_pixels) as image:
         width, height = image.size
         return width, height
+
+
+@contextmanager
+def pillow_errors(what: str) -> Iterator[None]:
+    """The one boundary around Pillow: whatever a decoder or plugin raises on hostile bytes
+    (``OSError``, ``EOFError``, ``SyntaxError``, ``struct.error``, ``ValueError``, ``IndexError``,
+    ``MemoryError``...) becomes a `DecodeError` naming ``what``; a decompression bomb and a
+    ``MemoryError`` become `ImageBombError`. Our own errors pass through unchanged.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            warnings.filterwarnings("ignore", category=UserWarning, module="PIL")  # corrupt EXIF
+            yield
+    except MediaBlocksError:
+        raise
+    except Image.DecompressionBombError as exc:
+        found = _BOMB_MESSAGE.search(str(exc))
+        raise _bomb(what, int(found.group(1)) if found else None, None) from None
+    except MemoryError:
+        raise ImageBombError(f"{what}: decoding it needs more memory than is available") from None
+    except Exception as exc:  # any decoder or plugin failure on bytes we do not control
+        raise DecodeError(
+            f"{what}: not a readable image: {type(exc).__name__}: {exc}".rstrip(": ")
+        ) from None
 
 
 # -- opening --------------------------------------------------------------------------------------
