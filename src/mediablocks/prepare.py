@@ -48,6 +48,13 @@ __all__ = [
     "prepare_with_report",
 ]
 
+SHARE_FLOOR_SIDE = 512
+"""When images share a request's byte budget, none is scaled below this long edge (px)."""
+
+REQUEST_RESERVE = 64 * 1024
+"""Bytes of a request's limit kept for what `prepare` cannot see: tools, settings, system
+fields and the JSON around each block (the messages' text is counted on top of this)."""
+
 FFMPEG_TIMEOUT = 120.0
 """Seconds an ``ffmpeg`` transcode may take before it is stopped."""
 
@@ -59,6 +66,11 @@ _EXTENSIONS = {
     "audio/mpeg": ".mp3",
     "audio/wav": ".wav",
 }
+
+
+class _BrokenImageError(DecodeError):
+    """An image whose bytes do not decode (truncated, corrupt): raised at once by `prepare`,
+    naming the message and block, like a decompression bomb (`ImageBombError`)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +134,8 @@ class PrepareReport:
     provider: str
     model: str | None
     blocks: tuple[BlockReport, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What was done for the request as a whole (images sharing its byte budget)."""
 
     @property
     def changed(self) -> list[BlockReport]:
@@ -131,6 +145,7 @@ class PrepareReport:
     def __str__(self) -> str:
         lines = [f"prepared for {self.provider}" + (f" ({self.model})" if self.model else "")]
         lines.extend(f"  {entry}" for entry in self.blocks)
+        lines.extend(f"  request: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -151,8 +166,10 @@ def prepare(
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
-    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``), and
-    `ImageBombError` at once for an image over the pixel limit. See `PrepareOptions`.
+    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``),
+    `ImageBombError` at once for an image over the pixel limit and `DecodeError` at once for an
+    image whose bytes do not decode (even one that would be sent untouched). Images together are
+    fitted to the request's byte limits (see `PrepareReport.notes`). See `PrepareOptions`.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -208,7 +225,7 @@ def prepare_block(
     """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
 
     Request totals (image count, pages, seconds across blocks) are not checked here. Raises
-    `DoesNotFitError` (with one problem) or `ImageBombError`.
+    `DoesNotFitError` (with one problem), `ImageBombError` or `DecodeError` (a broken image).
     """
     limits = limits_for(provider, model)
     options = PrepareOptions(
@@ -272,12 +289,15 @@ class _Preparation:
         self.limits = limits
         self.options = options
         self.problems: list[str] = []
+        self.notes: list[str] = []
+        self.text_bytes = 0  # JSON bytes of the non-media content, counted by `run`
 
     # -- walking the messages --
 
     def run(self, messages: list[Message]) -> tuple[list[Message], PrepareReport]:
         slots = list(_find_media(messages))
         image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
+        self.text_bytes = _text_bytes(messages)
         for slot in slots:
             self.fit(slot, image_count)
         self.share_image_bytes(slots, image_count)
@@ -287,6 +307,7 @@ class _Preparation:
             self.limits.provider,
             self.limits.model,
             tuple(self.report_entry(slot) for slot in slots),
+            tuple(self.notes),
         )
         return _rebuild(messages, slots), report
 
@@ -350,7 +371,7 @@ class _Preparation:
                 self.fit_timed(slot, "video")
             else:
                 self.fit_document(slot)
-        except ImageBombError:
+        except (ImageBombError, _BrokenImageError):
             raise
         except MediaBlocksError as exc:
             self.problems.append(f"{slot.where}: {_reason(exc, block)}")
@@ -371,7 +392,12 @@ class _Preparation:
         return True
 
     def fit_image(
-        self, slot: _Slot, data: bytes, image_count: int, max_bytes: int | None = None
+        self,
+        slot: _Slot,
+        data: bytes,
+        image_count: int,
+        max_bytes: int | None = None,
+        min_side: int | None = None,
     ) -> None:
         if not self.limits.image_types:
             self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
@@ -381,16 +407,20 @@ class _Preparation:
             image_count=image_count,
             optimal_size=self.options.optimal_size,
             max_bytes=max_bytes,
+            min_side=min_side,
         )
-        fitted = fit_image(
-            data,
-            target,
-            mime_type=slot.block.mime_type,
-            strip_metadata=self.options.strip_metadata,
-            convert=self.options.convert,
-            max_image_pixels=self.options.max_image_pixels,
-            what=slot.block.describe(),
-        )
+        try:
+            fitted = fit_image(
+                data,
+                target,
+                mime_type=slot.block.mime_type,
+                strip_metadata=self.options.strip_metadata,
+                convert=self.options.convert,
+                max_image_pixels=self.options.max_image_pixels,
+                what=slot.block.describe(),
+            )
+        except DecodeError as exc:  # raised at once: the bytes are broken, not too large
+            raise _BrokenImageError(f"{slot.where}: {_reason(exc, slot.block)}") from None
         if fitted.unchanged:
             return
         slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, fitted.changes, self)
@@ -441,30 +471,100 @@ class _Preparation:
     # -- request totals --
 
     def share_image_bytes(self, slots: list[_Slot], image_count: int) -> None:
-        """When all images together are over the per-request byte total, give each a share."""
-        limit = self.limits.max_total_image_bytes
+        """Make all images together fit the request: its media bytes and the image total.
+
+        The budgets are the provider's request limit (less the other media and a reserve for
+        the text and JSON around them, `REQUEST_RESERVE`) and its all-images limit, both in raw
+        bytes. When the images are over, the largest are capped at one share each (water
+        filling: images under the share stay as they are) and fitted again from their prepared
+        bytes: quality first, then resolution, never below `SHARE_FLOOR_SIDE` px long edge or
+        JPEG quality 40. A round that lands over (the sizes are predicted) shares again. Every
+        refitted block gets a ``shared`` change; what happened is in `PrepareReport.notes`.
+        """
         images = [s for s in slots if _kind(s.block) == "image" and s.size is not None]
-        if limit is None or not images:
+        budget, reason = self.image_budget(slots, images)
+        if budget is None or not images:
             return
         measure = self.limits.image_bytes_measure
-        total = sum(measured_size(s.size or 0, measure) for s in images)
-        if total <= limit:
-            return
-        share = limit // len(images)
-        for slot in images:
-            if measured_size(slot.size or 0, measure) <= share:
-                continue
-            try:
-                data = slot.result.read(self.options.policy)
-                earlier = slot.changes
-                refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
-                self.fit_image(refit, data, image_count, max_bytes=share)
-                slot.result, slot.size = refit.result, refit.size
-                slot.changes = earlier + refit.changes
-            except ImageBombError:
-                raise
-            except MediaBlocksError as exc:
-                self.problems.append(f"{slot.where}: {_reason(exc, slot.block)}")
+        for _ in range(3):
+            sizes = [slot.size or 0 for slot in images]
+            total = sum(sizes)
+            if total <= budget:
+                return
+            cap = _water_level(sizes, budget)
+            over = [slot for slot in images if (slot.size or 0) > cap]
+            if cap < 1 or not over:
+                self.problems.append(
+                    f"{len(images)} images do not fit {reason}: {budget:,} raw bytes are left "
+                    "for them"
+                )
+                return
+            self.notes.append(
+                f"{len(images)} images, {measured_size(total, measure):,} bytes ({measure}), are "
+                f"over {reason}: the {len(over)} largest were fitted to at most "
+                f"{measured_size(cap, measure):,} bytes each"
+            )
+            for slot in over:
+                if not self.refit_to_share(slot, image_count, cap, reason):
+                    return  # a problem is recorded; check_totals reports the total too
+
+    def image_budget(self, slots: list[_Slot], images: list[_Slot]) -> tuple[int | None, str]:
+        """The raw bytes all read images may take together, and which limit says so."""
+        limits = self.limits
+        budgets: list[tuple[int, str]] = []
+        if limits.max_total_image_bytes is not None:
+            raw = _raw_within(limits.max_total_image_bytes, limits.image_bytes_measure)
+            budgets.append((raw, f"{limits.provider}'s limit for all images of a request"))
+        if limits.max_request_bytes is not None:
+            measure = limits.request_bytes_measure
+            others = sum(
+                measured_size(slot.size or 0, measure)
+                for slot in slots
+                if slot.size is not None and all(slot is not image for image in images)
+            )
+            room = limits.max_request_bytes - others - REQUEST_RESERVE - self.text_bytes
+            # Each image's base64 is padded to whole quads: one quad per image.
+            room -= 4 * len(images) if measure == "base64" else 0
+            budgets.append(
+                (
+                    _raw_within(max(0, room), measure),
+                    f"{limits.provider}'s request limit of {limits.max_request_bytes:,} bytes "
+                    f"({measure}) with the other media and text",
+                )
+            )
+        if not budgets:
+            return None, ""
+        return min(budgets)
+
+    def refit_to_share(self, slot: _Slot, image_count: int, cap: int, reason: str) -> bool:
+        """Fit one image again under ``cap`` raw bytes; False (and a problem) if it cannot."""
+        measure = self.limits.image_bytes_measure
+        try:
+            data = slot.result.read(self.options.policy)
+            earlier = tuple(change for change in slot.changes if change.kind != "re-encoded")
+            refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
+            self.fit_image(
+                refit,
+                data,
+                image_count,
+                max_bytes=measured_size(cap, measure),
+                min_side=SHARE_FLOOR_SIDE,
+            )
+        except (ImageBombError, _BrokenImageError):
+            raise
+        except MediaBlocksError as exc:
+            self.problems.append(
+                f"{slot.where}: does not fit its share of {reason}: {_reason(exc, slot.block)}"
+            )
+            return False
+        shared = Change(
+            "shared", f"fitted to {measured_size(cap, measure):,} bytes ({measure}): {reason}"
+        )
+        changes = earlier + refit.changes + (shared,)
+        fitted = refit.result
+        slot.result = _replaced(slot.block, fitted.read(), fitted.mime_type, changes, self)
+        slot.size, slot.changes = refit.size, changes
+        return True
 
     def check_totals(self, slots: list[_Slot]) -> None:
         limits = self.limits
@@ -516,6 +616,42 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
+
+
+def _water_level(sizes: list[int], budget: int) -> int:
+    """The largest cap such that the sizes, each cut to at most the cap, sum to ``budget``."""
+    ordered = sorted(sizes, reverse=True)
+    rest = sum(ordered)
+    for count, size in enumerate(ordered, start=1):
+        rest -= size
+        cap = (budget - rest) // count
+        if count == len(ordered) or cap >= ordered[count]:
+            return min(cap, size)
+    return 0
+
+
+def _raw_within(limit: int, measure: ByteMeasure) -> int:
+    """The most raw bytes whose size counted as ``measure`` is within ``limit``."""
+    return (limit // 4) * 3 if measure == "base64" else limit
+
+
+def _text_bytes(messages: list[Message]) -> int:
+    """JSON bytes of everything in the messages but the media (text, tool calls, thinking)."""
+    total = 0
+    for message in messages:
+        total += 64  # the role and the braces around the content
+        for block in message.content:
+            if isinstance(block, MediaBlock):
+                continue
+            if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                total += 128 + sum(
+                    len(item.model_dump_json())
+                    for item in block.content
+                    if not isinstance(item, MediaBlock)
+                )
+            else:
+                total += len(block.model_dump_json())
+    return total
 
 
 def _number(value: float) -> str:
