@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .blocks import ToolResultBlock
+from .blocks import ContentBlock, ToolResultBlock
 from .errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
 from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
@@ -98,6 +98,8 @@ class BlockReport:
     bytes_before: int | None = None
     bytes_after: int | None = None
     measure: ByteMeasure = "raw"
+    replaced_by: tuple[str, ...] = ()
+    """When the block became several (frames, audio chunks, pages): each new block, in order."""
 
     @property
     def changed(self) -> bool:
@@ -112,7 +114,8 @@ class BlockReport:
         sizes = ""
         if self.bytes_before is not None and self.bytes_after is not None:
             sizes = f" ({self.bytes_before:,} -> {self.bytes_after:,} bytes {self.measure})"
-        return f"{where}: {self.block}: " + "; ".join(map(str, self.changes)) + sizes
+        parts = f", became {len(self.replaced_by)} blocks" if self.replaced_by else ""
+        return f"{where}: {self.block}: " + "; ".join(map(str, self.changes)) + sizes + parts
 
 
 @dataclass(frozen=True)
@@ -245,9 +248,30 @@ class _Slot:
     seconds: float | None = None
     pages: int | None = None
     problems: list[str] = field(default_factory=list)
+    replacement: list[ContentBlock] | None = None
+    """Blocks that take this block's place, in order (``None``: ``result`` alone does)."""
+    parts: list[_Slot] = field(default_factory=list)
+    """One slot per media block of ``replacement``, counted in the request totals."""
 
     def __post_init__(self) -> None:
         self.result = self.block
+
+    def replace_with(self, blocks: Sequence[ContentBlock], changes: Sequence[Change]) -> None:
+        """Put ``blocks`` (text and media, in order) where this one block was.
+
+        The one way a media block becomes several (video frames with their timestamps, audio
+        chunks with their offsets, PDF pages): `_rebuild` splices them into the message or tool
+        result, and each media block among them counts in the request totals as a part.
+        """
+        self.replacement = list(blocks)
+        self.changes = tuple(changes)
+        self.parts = []
+        for block in self.replacement:
+            if isinstance(block, MediaBlock):
+                part = _Slot(self.message_index, self.block_index, self.item_index, block)
+                part.size = part.size_before = _local_size(block)
+                self.parts.append(part)
+        self.size = sum(part.size or 0 for part in self.parts)
 
     @property
     def where(self) -> str:
@@ -255,6 +279,18 @@ class _Slot:
         if self.item_index is not None:
             text += f", item {self.item_index}"
         return f"{text}: {self.block.describe()}"
+
+
+def _local_size(block: MediaBlock) -> int | None:
+    return len(block.source.data) if isinstance(block.source, BytesSource) else None
+
+
+def _counted(slots: list[_Slot]) -> list[_Slot]:
+    """The slots the request totals count: a replaced block counts as its parts."""
+    counted: list[_Slot] = []
+    for slot in slots:
+        counted.extend(slot.parts if slot.replacement is not None else [slot])
+    return counted
 
 
 def _kind(block: MediaBlock) -> str:
@@ -313,6 +349,7 @@ class _Preparation:
             None if before is None else measured_size(before, measure),
             None if after is None else measured_size(after, measure),
             measure,
+            tuple(_describe(block) for block in slot.replacement or ()),
         )
 
     def measure_of(self, block: MediaBlock) -> ByteMeasure:
@@ -467,6 +504,7 @@ class _Preparation:
                 self.problems.append(f"{slot.where}: {_reason(exc, slot.block)}")
 
     def check_totals(self, slots: list[_Slot]) -> None:
+        slots = _counted(slots)
         limits = self.limits
         name = limits.provider
         by_kind: dict[str, list[_Slot]] = {"image": [], "audio": [], "video": [], "document": []}
@@ -516,6 +554,13 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
+
+
+def _describe(block: ContentBlock) -> str:
+    if isinstance(block, MediaBlock):
+        return block.describe()
+    text = getattr(block, "text", "")
+    return f"TextBlock({text!r})" if text else type(block).__name__
 
 
 def _number(value: float) -> str:
@@ -620,7 +665,9 @@ def _find_media(messages: list[Message]) -> list[_Slot]:
 
 
 def _rebuild(messages: list[Message], slots: list[_Slot]) -> list[Message]:
-    changed = [slot for slot in slots if slot.result is not slot.block]
+    """New messages with each changed slot's block replaced: by ``result``, or spliced out into
+    its ``replacement`` blocks (in a message's content or a tool result's content alike)."""
+    changed = [s for s in slots if s.result is not s.block or s.replacement is not None]
     if not changed:
         return list(messages)
     by_message: dict[int, list[_Slot]] = {}
@@ -629,17 +676,30 @@ def _rebuild(messages: list[Message], slots: list[_Slot]) -> list[Message]:
     result = list(messages)
     for m, message_slots in by_message.items():
         content: list[Any] = list(result[m].content)
+        nested: dict[int, list[_Slot]] = {}
         for slot in message_slots:
             if slot.item_index is None:
-                content[slot.block_index] = slot.result
-        nested = {s.block_index for s in message_slots if s.item_index is not None}
-        for b in nested:
+                content[slot.block_index] = _blocks_of(slot)
+            else:
+                nested.setdefault(slot.block_index, []).append(slot)
+        for b, item_slots in nested.items():
             tool_result = content[b]
             assert isinstance(tool_result, ToolResultBlock)
             items: list[Any] = list(tool_result.content)
-            for slot in message_slots:
-                if slot.block_index == b and slot.item_index is not None:
-                    items[slot.item_index] = slot.result
-            content[b] = tool_result.model_copy(update={"content": items})
-        result[m] = result[m].model_copy(update={"content": content})
+            for slot in item_slots:
+                items[slot.item_index or 0] = _blocks_of(slot)
+            content[b] = tool_result.model_copy(update={"content": _flattened(items)})
+        result[m] = result[m].model_copy(update={"content": _flattened(content)})
     return result
+
+
+def _blocks_of(slot: _Slot) -> list[Any]:
+    return [slot.result] if slot.replacement is None else list(slot.replacement)
+
+
+def _flattened(content: list[Any]) -> list[Any]:
+    """Content with each list of replacement blocks spliced in where its block was."""
+    flat: list[Any] = []
+    for entry in content:
+        flat.extend(entry if isinstance(entry, list) else [entry])
+    return flat
