@@ -71,6 +71,8 @@ _EXTENSIONS = {
     "image/webp": ".webp",
     "audio/mpeg": ".mp3",
     "audio/wav": ".wav",
+    "audio/flac": ".flac",
+    "video/mp4": ".mp4",
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ..errors import DecodeError, DoesNotFitError
@@ -43,12 +44,16 @@ class _Format:
     mime: str
     container: str
     codec: str
-    bits_per_second_per_channel: int  # an upper bound at the rate (PCM) or the CBR bitrate
+    bits_per_second_per_channel: int  # the CBR bitrate above 24 kHz, half of it below
+
+    def bit_rate(self, rate: int, channels: int) -> int:
+        per_channel = self.bits_per_second_per_channel
+        return channels * (per_channel if rate > 24000 else per_channel // 2)
 
     def bytes_per_second(self, rate: int, channels: int) -> float:
         if self.codec in ("pcm_s16le", "flac"):
             return rate * channels * 2.0  # FLAC never needs much more than PCM
-        return self.bits_per_second_per_channel * channels / 8.0
+        return self.bit_rate(rate, channels) / 8.0
 
 
 _FORMATS = (
@@ -202,11 +207,13 @@ class _PieceWriter:
         self.stream = self.output.add_stream(fmt.codec, rate=rate)
         self.stream.layout = "mono" if channels == 1 else "stereo"
         if fmt.codec == "libmp3lame":
-            self.stream.bit_rate = fmt.bits_per_second_per_channel * channels
+            self.stream.bit_rate = fmt.bit_rate(rate, channels)
         self.samples = 0
+        self.time_base = Fraction(1, rate)
 
     def write(self, frame: Any) -> None:
         frame.pts = self.samples
+        frame.time_base = self.time_base
         self.samples += frame.samples
         for packet in self.stream.encode(frame):
             self.output.mux(packet)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..errors import DoesNotFitError, ImageBombError
+from ..errors import DecodeError, DoesNotFitError, ImageBombError
 from ..images import Change
 from ._av import Deadline, decoding, import_av, open_input
 
@@ -88,7 +88,7 @@ class TranscodedVideo:
 
 def _video_stream(container: Any, what: str) -> Any:
     if not container.streams.video:
-        raise DoesNotFitError(f"{what}: holds no video stream")
+        raise DecodeError(f"{what}: holds no video stream")
     return container.streams.video[0]
 
 
@@ -295,12 +295,14 @@ def _transcode_once(
                 if packet.stream is source:
                     picture = frame.reformat(width=out_w, height=out_h, format="yuv420p")
                     picture.pts = count
+                    picture.time_base = 1 / rate
                     count += 1
                     output.mux(video.encode(picture))
                 elif audio is not None and resampler is not None:
                     frame.pts = None
                     for chunk in resampler.resample(frame):
                         chunk.pts = samples
+                        chunk.time_base = Fraction(1, 48000)
                         samples += chunk.samples
                         output.mux(audio.encode(chunk))
             if max_bytes is not None and buffer.tell() > max_bytes:
@@ -310,6 +312,7 @@ def _transcode_once(
         if audio is not None and resampler is not None:
             for chunk in resampler.resample(None):
                 chunk.pts = samples
+                chunk.time_base = Fraction(1, 48000)
                 samples += chunk.samples
                 output.mux(audio.encode(chunk))
             output.mux(audio.encode(None))
