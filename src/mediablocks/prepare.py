@@ -505,7 +505,7 @@ class _Preparation:
             return False
         name = self.limits.provider
         if not accepted:
-            self.problems.append(f"{slot.where}: {name} takes no {kind} input")
+            self.problems.append(f"{slot.where}: {name} takes no {kind} input{_needed(kind)}")
         else:
             self.problems.append(
                 f"{slot.where}: {name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}"
@@ -708,6 +708,16 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
+
+
+def _needed(kind: str) -> str:
+    """What sending a kind the provider takes in no form would need."""
+    if kind == "audio":
+        return (
+            " in any form (transcribe it first, or use a provider taking audio: an OpenAI "
+            "audio model, Gemini, Bedrock, Mistral)"
+        )
+    return ""
 
 
 def _describe(block: ContentBlock) -> str:

@@ -120,6 +120,11 @@ def convert_audio(
             f"{what}: audio can be written as MP3, FLAC or WAV, and the provider takes "
             f"{', '.join(sorted(target.accepted_types)) or 'no audio'}"
         )
+    if mime_type == "audio/midi":
+        raise DoesNotFitError(
+            f"{what}: MIDI holds notes, not recorded sound; render it to audio with a "
+            "synthesizer (e.g. FluidSynth) first"
+        )
     deadline = deadline or Deadline(None, what)
     rate, channels, seconds = _source_facts(data, what)
     settings = [(_nearest_rate(rate, fmt), min(channels, 2))]
