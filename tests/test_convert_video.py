@@ -13,11 +13,17 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from mediablocks import estimate_tokens
-from mediablocks.blocks import TextBlock
+from mediablocks.blocks import TextBlock, ToolCallBlock, ToolResultBlock
 from mediablocks.convert.video import sample_frames, transcode_video
-from mediablocks.errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
+from mediablocks.errors import (
+    DecodeError,
+    DoesNotFitError,
+    ImageBombError,
+    InvalidOptionError,
+    MediaBlocksError,
+)
 from mediablocks.media import AudioBlock, ImageBlock, VideoBlock
-from mediablocks.messages import UserMessage
+from mediablocks.messages import AssistantMessage, ToolMessage, UserMessage
 from mediablocks.mime import detect_mime
 from mediablocks.prepare import prepare, prepare_block, prepare_with_report
 
@@ -216,3 +222,30 @@ def test_mutated_video_raises_only_library_errors(
         return
     assert 1 <= len(sampled.frames) <= 3
     assert all(detect_mime(frame.data) == "image/jpeg" for frame in sampled.frames)
+
+
+def test_a_video_in_a_tool_result_becomes_frames_inside_it() -> None:
+    video = VideoBlock.from_path(PHONE)
+    result = ToolResultBlock(tool_call_id="call_1", content=[TextBlock(text="recorded:"), video])
+    messages = [
+        AssistantMessage(content=[ToolCallBlock(id="call_1", name="record", args={})]),
+        ToolMessage(content=[result]),
+    ]
+    prepared = prepare(messages, "anthropic", max_frames=3)
+    (tool_result,) = prepared[1].content
+    assert isinstance(tool_result, ToolResultBlock)
+    items = tool_result.content
+    assert isinstance(items, list)
+    assert getattr(items[0], "text", None) == "recorded:"
+    assert len(frames_and_stamps(list(items[1:]))) == 3
+    assert len(items) == 7
+
+
+def test_the_wall_time_budget_and_bad_budgets_are_refused() -> None:
+    video = VideoBlock.from_path(PHONE)
+    with pytest.raises(DoesNotFitError, match="budget"):
+        prepare([UserMessage(content=[video])], "anthropic", time_budget=1e-9)
+    with pytest.raises(InvalidOptionError, match="max_frames"):
+        prepare([UserMessage(content=[video])], "anthropic", max_frames=0)
+    with pytest.raises(InvalidOptionError, match="frame_interval"):
+        prepare([UserMessage(content=[video])], "anthropic", frame_interval=-1.0)
