@@ -173,8 +173,8 @@ CASES: list[ConvertCase] = [
         suffix=".webm",
     ),
     ConvertCase(
-        "audio 600 s Opus WebM -> MP3 48 kHz mono 64k",
-        make_voice_note(600),
+        "audio 300 s Opus WebM -> MP3 48 kHz mono 64k",
+        make_voice_note(300),
         ours_audio,
         lambda src, out: [
             *FFMPEG,
@@ -213,18 +213,16 @@ CASES: list[ConvertCase] = [
         suffix=".mp4",
     ),
     ConvertCase(
-        "frames 120 s H.264 640x360 -> 30 JPEG (1/s)",
-        make_video(120, "libx264"),
-        ours_frames,
+        "frames 90 s H.264 640x360 -> 30 JPEG (spread, 1/3 s)",
+        make_video(90, "libx264"),
+        functools.partial(ours_frames, interval=None),
         lambda src, out: [
             *FFMPEG,
             "-i",
             str(src),
             "-an",
-            "-t",
-            "30",
             "-vf",
-            "fps=1",
+            "fps=1/3",
             "-q:v",
             "4",
             str(out / "f%03d.jpg"),
@@ -297,6 +295,20 @@ def _median_time(run: Callable[[], object], rounds: int) -> float:
     return statistics.median(times)
 
 
+def _row(
+    case: ConvertCase, size: int, ours: float, baseline: float | None, memory: dict[str, float]
+) -> str:
+    line = f"| {case.name} | {size / 1024:,.0f} KiB | {ours * 1000:,.0f} ms | "
+    if baseline is None:
+        line += f"({case.tool} not on PATH) | - | "
+    else:
+        line += f"{baseline * 1000:,.0f} ms | {ours / baseline:.2f}x | "
+    growth, output = memory["growth"], memory["output"]
+    return line + (
+        f"{growth / MiB:.1f} MiB | {growth / max(output, 1):.1f}x of {output / 1024:,.0f} KiB |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -306,7 +318,8 @@ def main() -> None:
     if args.memory_child:
         _memory_child(int(args.memory_child[0]), args.memory_child[1])
         return
-    rows = []
+    print("| case | input | mediablocks | CLI baseline | ratio | peak RSS growth | x output |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-convert-") as folder:
         base = Path(folder)
         for index, case in enumerate(CASES):
@@ -326,22 +339,7 @@ def main() -> None:
                 run = functools.partial(subprocess.run, command, check=True)
                 baseline = _median_time(run, args.rounds)
             memory = _peak_in_child(index, source)
-            rows.append((case, len(data), ours, baseline, memory))
-    print(
-        f"| case | input | mediablocks | {CASES[0].tool} CLI | ratio | peak RSS growth | x output |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for case, size, ours, baseline, memory in rows:
-        line = f"| {case.name} | {size / 1024:,.0f} KiB | {ours * 1000:,.0f} ms | "
-        if baseline is None:
-            line += f"({case.tool} not on PATH) | - | "
-        else:
-            line += f"{baseline * 1000:,.0f} ms | {ours / baseline:.2f}x | "
-        growth, output = memory["growth"], memory["output"]
-        line += (
-            f"{growth / MiB:.1f} MiB | {growth / max(output, 1):.1f}x of {output / 1024:,.0f} KiB |"
-        )
-        print(line)
+            print(_row(case, len(data), ours, baseline, memory), flush=True)
     print(f"\n{os.cpu_count()} CPUs; median of {args.rounds} rounds; inputs synthesised with PyAV.")
 
 
