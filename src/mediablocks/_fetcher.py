@@ -30,8 +30,8 @@ import httpcore
 import httpx
 
 from . import _addresses
+from ._fetch_result import FetchResult, FetchStatusError
 from .errors import DownloadTooLargeError, FetchError, FetchTimeoutError, MediaBlocksError
-from .fetch import FetchResult, FetchStatusError
 from .mime import detect_mime, normalize_mime
 from .policy import FetchPolicy, current_policy
 
