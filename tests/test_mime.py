@@ -80,7 +80,6 @@ PUBLIC = {
 }
 
 
-@pytest.mark.skipif(not PUBLIC_TESTDATA.exists(), reason="shared/testdata-public is absent")
 @pytest.mark.parametrize(("name", "expected"), sorted(PUBLIC.items()))
 def test_public_fixture(name: str, expected: str) -> None:
     assert detect_mime((PUBLIC_TESTDATA / name).read_bytes()) == expected
