@@ -29,8 +29,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._checks import check_bool, check_size
 from .blocks import ToolResultBlock
-from .errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
+from .errors import (
+    DecodeError,
+    DoesNotFitError,
+    ImageBombError,
+    InvalidOptionError,
+    MediaBlocksError,
+)
 from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
 from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
@@ -79,6 +86,17 @@ class PrepareOptions:
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS
     read_urls: bool = False
     policy: FetchPolicy | None = None
+
+    def __post_init__(self) -> None:
+        # Checked here, so `prepare`'s keywords are too: "5", NaN or True never reach a limit.
+        for name in ("optimal_size", "strip_metadata", "convert", "read_urls"):
+            check_bool("PrepareOptions", name, getattr(self, name))
+        check_size("PrepareOptions", "max_image_pixels", self.max_image_pixels, optional=True)
+        if self.policy is not None and not isinstance(self.policy, FetchPolicy):
+            raise InvalidOptionError(
+                "PrepareOptions.policy must be a FetchPolicy or None, "
+                f"not a {type(self.policy).__name__}"
+            )
 
 
 @dataclass(frozen=True)

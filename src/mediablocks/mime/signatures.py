@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import MediaTypeError
+from ..errors import InvalidOptionError, MediaTypeError
 from ._common import HEADER_WINDOW
 from .names import normalize_mime
 
@@ -48,6 +48,12 @@ def register_signature(
     The most recently registered signature is checked first. Exceptions from ``accept`` propagate.
     """
     canonical = normalize_mime(mime)
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise InvalidOptionError(f"register_signature.offset must be an int, got {offset!r}")
+    if prefix is not None and not isinstance(prefix, (bytes, bytearray, memoryview)):
+        raise InvalidOptionError(f"register_signature.prefix must be bytes, got {prefix!r}")
+    if name is not None and not isinstance(name, str):
+        raise InvalidOptionError(f"register_signature.name must be a str, got {name!r}")
     if accept is None and not prefix:
         raise MediaTypeError(f"register_signature({mime!r}): give accept, prefix, or both")
     if accept is not None and not callable(accept):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..errors import DecodeError
 
@@ -38,7 +37,7 @@ class _BufferData(_Data):
 
 
 class _FileData(_Data):
-    def __init__(self, handle: io.BufferedReader, size: int, whole: Callable[[], bytes]) -> None:
+    def __init__(self, handle: BinaryIO, size: int, whole: Callable[[], bytes]) -> None:
         self.handle = handle
         self.size = size
         self._whole = whole

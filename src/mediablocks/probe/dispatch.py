@@ -9,7 +9,8 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DecodeError, SourceError
+from .._files import open_regular
+from ..errors import DecodeError
 from ..mime import detect_mime, normalize_mime
 from ..policy import FetchPolicy
 from ..sources import PathSource
@@ -139,10 +140,7 @@ def probe(block: MediaBlock, policy: FetchPolicy | None = None) -> MediaInfo:
     what = block.describe()
     if isinstance(source, PathSource) and not source.loaded:
         path = source._checked_path(policy)  # the policy's allowed roots apply as for read()
-        try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
-        except OSError as exc:
-            raise SourceError(f"{what}: cannot read: {exc.strerror or exc}") from None
+        handle = open_regular(path, what)  # a regular file only: never a FIFO or a device
         try:
             size = os.fstat(handle.fileno()).st_size
             data: _Data = _FileData(handle, size, lambda: block.read(policy))
