@@ -53,6 +53,16 @@ mk text/utf16be-bom.txt text/plain text 'printf "\xfe\xff" > text/utf16be-bom.tx
 mk text/utf16le-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-16LE text/utf8.txt > text/utf16le-nobom.txt'
 mk text/plain.txt text/plain text 'printf "the quick brown fox jumps over the lazy dog while a small grey cat\nwatches from the window sill and nothing else happens today so we\nwrite it down anyway because notes are cheap and memory is not\n" > text/plain.txt'
 mk text/ascii.txt text/plain text 'printf "Hello, world.\nThis file is plain 7-bit ASCII.\n" > text/ascii.txt'
+mk text/latin1.txt text/plain text 'printf "Café crème brûlée, naïve façade.\nGrüße aus Köln; à bientôt, señor Muñoz!\n" | iconv -f UTF-8 -t ISO-8859-1 > text/latin1.txt'
+mk text/cp1252.txt text/plain text 'printf "“Prix : 5 €” – déjà vu…\nL’été à Zürich, naïve œuvre.\n" | iconv -f UTF-8 -t WINDOWS-1252 > text/cp1252.txt'
+mk text/short-words.txt text/plain text 'printf "hi there" > text/short-words.txt'
+mk text/short-ok.txt text/plain text 'printf "ok" > text/short-ok.txt'
+mk text/utf32-bom.txt text/plain text 'iconv -f UTF-8 -t UTF-32 text/utf8.txt > text/utf32-bom.txt'
+mk text/utf32le-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-32LE text/utf8.txt > text/utf32le-nobom.txt'
+mk text/utf32be-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-32BE text/utf8.txt > text/utf32be-nobom.txt'
+mk text/utf16be-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-16BE text/utf8.txt > text/utf16be-nobom.txt'
+mk text/utf16le-nobom-russian.txt text/plain text 'printf "Привет, мир! Как дела?\nВсё хорошо, спасибо.\n" | iconv -f UTF-8 -t UTF-16LE > text/utf16le-nobom-russian.txt'
+mk text/utf16le-nobom-japanese.txt text/plain text 'printf "東京は今日も晴れです。明日も晴れるでしょう。\n" | iconv -f UTF-8 -t UTF-16LE > text/utf16le-nobom-japanese.txt'
 mk text/readme.md text/markdown text 'cat > text/readme.md <<"MD"
 # Field notes
 
@@ -301,7 +311,8 @@ lines = [
     "Orientation 6, plus GPS, serial-number and comment tags. MIME choices: APNG is `image/png`,",
     "AVIF sequences are `image/avif`, a raw JPEG 2000 codestream is `image/x-jp2-codestream`,",
     "Opus in Ogg is `audio/opus`, FLAC in Ogg is `audio/ogg`, MP2 is `audio/mpeg`, AIFF-C is",
-    "`audio/aiff`, M2TS is `video/mp2t`, UTF-16 text is `text/plain`, a ZIP named .docx is",
+    "`audio/aiff`, M2TS is `video/mp2t`, UTF-16 and UTF-32 text (with or without a BOM) and",
+    "Windows-1252 / Latin-1 text are `text/plain`, a ZIP named .docx is",
     "`application/zip`. No HEIF file with major brand `mif1` is here: libheif's encoders write",
     "major brand `heic` for HEVC (see public/fixture-mif1.heic for one).",
     "",

@@ -8,7 +8,8 @@ The table is indexed by first byte, so a call runs the few checks that can match
 checks that do not start at byte 0 (M2TS, tar, PDF after junk, text) run last for every input.
 
 Answers are normalised MIME types (`normalize_mime`). `None` means the bytes say nothing we trust:
-empty or truncated input, random or unknown binary, text that is not valid UTF-8/UTF-16. Users add
+empty or truncated input, random or unknown binary, bytes that are not plausibly text in a common
+encoding (UTF-8/16/32, Windows-1252, Latin-1: see `encodings`). Users add
 their own formats with `register_signature`; those are checked before the built-in table.
 """
 

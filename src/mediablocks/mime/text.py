@@ -1,16 +1,16 @@
-"""Text detection: which bytes are plausibly text, and which text type (HTML, XML, JSON, CSV...)."""
+"""Which text type plausible text is: HTML, SVG, XML, JSON, CSV/TSV, Markdown or plain text.
+
+Whether bytes are text at all, and in which encoding, is `encodings.decode_text`'s call."""
 
 from __future__ import annotations
 
 import json
 import re
 
+from .encodings import decode_text
+
 # -- text ------------------------------------------------------------------------------------------
 
-# The bytes text may hold: tab, LF, FF, CR, printable ASCII and every byte of a UTF-8 sequence.
-_TEXT_BYTES = b"\t\n\x0c\r" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
-# Control characters text may not hold: C0 but tab, LF, FF and CR; DEL; C1.
-_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 _CSV_DELIMITERS = ((",", "text/csv"), (";", "text/csv"), ("\t", "text/tab-separated-values"))
 _HTML_ROOTS = frozenset(
     {
@@ -40,60 +40,28 @@ _MARKDOWN_FEATURES = (
 
 def _text(head: bytes, window: memoryview, truncated: bool) -> str | None:
     if len(head) < 4:
-        return None  # too short to tell text from a fragment of anything
-    text = _decode_text(head, truncated)
+        return _tiny_text(head) if not truncated else None
+    text = decode_text(head, truncated)
     if text is None or not text.strip():
         return None
     return _classify_text(text, truncated)
 
 
-def _decode_text(head: bytes, truncated: bool) -> str | None:
-    """The head as text when it is UTF-8 or UTF-16 without stray control characters."""
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
-    elif head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        return None  # UTF-32: not supported as text
-    elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        codec = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
-        return _decode_utf16(head[2:], codec, truncated)
-    elif len(head) >= 8 and b"\x00" in head[:64]:
-        return _utf16_without_bom(head, truncated)
-    if head.translate(None, _TEXT_BYTES):
-        return None  # a control character
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError as error:
-        # Only a multi-byte character cut by the end of the head is forgiven.
-        if truncated and error.start >= len(head) - 3 and error.reason == "unexpected end of data":
-            text = head[: error.start].decode("utf-8")
-        else:
-            return None
-    if not text.isascii() and _TEXT_CONTROL.search(text):
-        return None  # a C1 control character
-    return text
+# Signatures spelled in ASCII letters: a few bytes of one are a cut header, not a word.
+_ASCII_MAGIC = (b"GIF8", b"RIFF", b"FORM", b"OggS", b"fLaC", b"ID3", b"BM", b"MM", b"II", b"PK")
 
 
-def _utf16_without_bom(head: bytes, truncated: bool) -> str | None:
-    sample = head[:512]
-    even_zero, odd_zero = sample[0::2].count(0), sample[1::2].count(0)
-    pairs = len(sample) // 2
-    # Latin-script UTF-16: many high bytes are NUL, and never the low one (nor a whole pair).
-    if even_zero == 0 and odd_zero * 4 >= pairs:
-        return _decode_utf16(head, "utf-16-le", truncated)
-    if odd_zero == 0 and even_zero * 4 >= pairs:
-        return _decode_utf16(head, "utf-16-be", truncated)
-    return None
+def _tiny_text(head: bytes) -> str | None:
+    """Two or three bytes are text when they are ASCII letters (``ok``, ``Hi!``, ``no``): two
+    letters at least, the rest punctuation or a line end, and not the start of a signature."""
+    if sum(byte < 0x80 and chr(byte).isalpha() for byte in head) < 2:
+        return None
+    if head.translate(None, _TINY_TEXT_BYTES) or any(m.startswith(head) for m in _ASCII_MAGIC):
+        return None
+    return "text/plain"
 
 
-def _decode_utf16(body: bytes, codec: str, truncated: bool) -> str | None:
-    body = body[: len(body) & ~1]
-    try:
-        text = body.decode(codec)
-    except UnicodeDecodeError as error:
-        if not truncated or error.start < len(body) - 2:
-            return None
-        text = body[: error.start].decode(codec)  # a surrogate pair cut by the end of the head
-    return None if _TEXT_CONTROL.search(text) else text
+_TINY_TEXT_BYTES = b"\t\n\r" + bytes(range(0x20, 0x7F))
 
 
 def _classify_text(text: str, truncated: bool) -> str:
