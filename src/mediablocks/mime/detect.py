@@ -113,7 +113,10 @@ def detect_mime(data: bytes | bytearray | memoryview) -> str | None:
                 return signature.mime
     truncated = size > len(head)
     for check in _BY_FIRST_BYTE[head[0]]:
-        mime = check(head, window, truncated)
+        try:
+            mime = check(head, window, truncated)
+        except (ValueError, IndexError, LookupError, OverflowError, RecursionError):
+            continue  # bytes a check cannot parse say nothing to it (never an error to the caller)
         if mime is not None:
             return mime
     return None

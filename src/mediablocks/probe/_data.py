@@ -46,7 +46,9 @@ class _FileData(_Data):
         if offset < 0 or n <= 0 or offset >= self.size:
             return b""
         self.handle.seek(offset)
-        return self.handle.read(n)
+        # Never more than the file holds: read(n) allocates n bytes first, and n may come from
+        # a hostile header.
+        return self.handle.read(min(n, self.size - offset))
 
     def whole(self) -> bytes | memoryview:
         return self._whole()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._files import open_regular
-from ..errors import DecodeError
+from ..errors import DecodeError, MediaBlocksError
 from ..mime import detect_mime, normalize_mime
 from ..policy import FetchPolicy
 from ..sources import PathSource
@@ -112,8 +112,14 @@ def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
         fields = parser(d)
     except DecodeError as exc:
         raise DecodeError(f"{what}: cannot read the {kind} header: {exc}") from None
+    except MediaBlocksError:
+        raise
     except (_Truncated, struct.error, IndexError, ValueError, OverflowError, ZeroDivisionError):
         raise DecodeError(f"{what}: the {kind} header is truncated or malformed") from None
+    except Exception as exc:  # EOFError, KeyError, RecursionError, zlib.error...: still data
+        raise DecodeError(
+            f"{what}: the {kind} header is malformed ({type(exc).__name__})"
+        ) from None
     if not fields.get("width") or not fields.get("height"):  # a zero size says nothing
         fields.pop("width", None)
         fields.pop("height", None)
