@@ -319,7 +319,6 @@ def test_blocks_are_frozen(png_bytes: bytes) -> None:
         block.filename = "x.png"  # type: ignore[misc]
 
 
-@pytest.mark.skipif(not PUBLIC_TESTDATA.exists(), reason="shared/testdata-public is not beside us")
 def test_public_heic_is_an_image_block() -> None:
     block = mb.media_block(PUBLIC_TESTDATA / "fixture-mif1.heic")
     assert type(block) is mb.ImageBlock

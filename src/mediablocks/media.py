@@ -27,7 +27,7 @@ from .datauri import (
     split_data_uri,
 )
 from .errors import DecodeError, InvalidSourceError, MediaTypeError
-from .mime import detect_mime, mime_kind, normalize_mime
+from .mime import HEADER_WINDOW, detect_mime, mime_kind, normalize_mime
 from .policy import FetchPolicy
 from .sources import (
     Base64Source,
@@ -383,6 +383,15 @@ class MediaBlock(BlockBase):
         data = self.source.read(policy)
         self._resolve_mime(data)
         return data
+
+    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
+        """At most the first ``n`` bytes (default `HEADER_WINDOW`, 64 KiB), for a quick look.
+
+        A local file not read yet gives only those bytes: the rest of the file is never read, so
+        this is safe on a file of any size. Bytes in memory are sliced; a URL not fetched yet is
+        fetched (under ``policy``) and sliced. Special files are refused like in `read`.
+        """
+        return self.source.read_header(n, policy)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
         """`read` for asyncio code."""

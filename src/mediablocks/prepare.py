@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._checks import check_bool, check_size
 from .blocks import ContentBlock, ToolResultBlock
 from .convert.video import DEFAULT_MAX_FRAMES
 from .errors import (
@@ -135,6 +136,15 @@ class PrepareOptions:
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise InvalidOptionError(f"{name}={value!r}: a positive number of seconds")
+        # Checked here, so `prepare`'s keywords are too: "5", NaN or True never reach a limit.
+        for name in ("optimal_size", "strip_metadata", "convert", "read_urls", "allow_split"):
+            check_bool("PrepareOptions", name, getattr(self, name))
+        check_size("PrepareOptions", "max_image_pixels", self.max_image_pixels, optional=True)
+        if self.policy is not None and not isinstance(self.policy, FetchPolicy):
+            raise InvalidOptionError(
+                "PrepareOptions.policy must be a FetchPolicy or None, "
+                f"not a {type(self.policy).__name__}"
+            )
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """Where a media block's bytes come from: memory, a local path, a URL or a provider's file id.
 
 Sources are lazy: building one does no I/O. `read` resolves the bytes once and caches them on the
-source, so encoding a block many times reads or downloads it once. `header` gives the first
-`HEADER_WINDOW` bytes for MIME detection, reading only that window from a file not read yet.
+source, so encoding a block many times reads or downloads it once. Reads are single-flight: any
+number of threads and asyncio tasks reading one source at the same time cause one read or download,
+whose result (or error) they all get; a failed read is tried again by the next call. `header` and
+`read_header` give the first bytes for MIME detection, reading only that window from a file not
+read yet. A file is read only if it is a regular file of at most ``FetchPolicy.max_path_bytes``.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
+from ._checks import check_size
+from ._files import read_capped, read_window
+from ._flight import Loader
 from .datauri import b64decode, b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
@@ -38,6 +44,7 @@ class _BaseSource(BaseModel):
     _data_uri: str | None = PrivateAttr(default=None)
     _hint: str | None = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _loader: Loader = PrivateAttr(default_factory=Loader)
 
     def __eq__(self, other: object) -> bool:
         # Fields only: the read cache and lock are not part of a source's identity. Bytes in
@@ -74,13 +81,40 @@ class _BaseSource(BaseModel):
         """The header if it is available without network I/O (None for an unread URL)."""
         return self.header()
 
+    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
+        """At most the first ``n`` bytes of the media.
+
+        From a local file not read yet, only those bytes are read (never the rest of the file);
+        from bytes already in memory it is a slice. A URL not fetched yet is fetched whole under
+        ``policy`` (HTTP servers do not reliably honour ranges), then sliced.
+        """
+        check_size("read_header", "n", n)
+        if self._data is not None:
+            return self._data[:n]
+        if n <= HEADER_WINDOW:
+            return bytes(self.header(policy)[:n])
+        return self._read_beyond_window(n, policy)
+
+    def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
+        return self.read(policy)[:n]
+
     def read(self, policy: FetchPolicy | None = None) -> bytes:
-        """The whole media as bytes, resolved once and cached."""
-        raise NotImplementedError
+        """The whole media as bytes, resolved once and cached; concurrent calls share one read."""
+        return self._loader.load(lambda: self._data, lambda: self._load(policy), self._store)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        """`read` for asyncio code; only URL sources do real async I/O."""
-        return self.read(policy)
+        """`read` for asyncio code; only URL sources do real async I/O. Concurrent calls (async or
+        from threads) share one read."""
+        return await self._loader.aload(
+            lambda: self._data, lambda: self._aload(policy), self._store
+        )
+
+    def _load(self, policy: FetchPolicy | None) -> bytes:
+        """Read the bytes from where they live (no caching: `read` does that)."""
+        raise NotImplementedError
+
+    async def _aload(self, policy: FetchPolicy | None) -> bytes:
+        return self._load(policy)
 
     def cached_base64(self) -> str | None:
         """The base64 text if it was computed already."""
@@ -150,6 +184,9 @@ class BytesSource(_BaseSource):
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         return self.data
 
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        return self.data
+
 
 class Base64Source(_BaseSource):
     """Base64 text in memory (a provider payload, a data URI), kept as the text it arrived as.
@@ -186,10 +223,8 @@ class Base64Source(_BaseSource):
             )[:HEADER_WINDOW]
         return self._header
 
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
-        return self._store(b64decode(self.data, what=self.describe()))
+    def _load(self, policy: FetchPolicy | None) -> bytes:
+        return b64decode(self.data, what=self.describe())
 
     def base64(self, policy: FetchPolicy | None = None) -> str:
         return self.data
@@ -235,27 +270,15 @@ class PathSource(_BaseSource):
             return memoryview(self._data)[:HEADER_WINDOW]
         if self._header is None:
             path = self._checked_path(policy)
-            try:
-                with open(path, "rb") as handle:
-                    self._header = handle.read(HEADER_WINDOW)
-            except OSError as exc:
-                raise SourceError(
-                    f"{self.describe()}: cannot read: {exc.strerror or exc}"
-                ) from None
+            self._header = read_window(path, HEADER_WINDOW, self.describe())
         return self._header
 
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
+    def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
+        return read_window(self._checked_path(policy), n, self.describe())
+
+    def _load(self, policy: FetchPolicy | None) -> bytes:
         path = self._checked_path(policy)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except IsADirectoryError:
-            raise SourceError(f"{self.describe()}: is a directory, not a file") from None
-        except OSError as exc:
-            raise SourceError(f"{self.describe()}: cannot read: {exc.strerror or exc}") from None
-        return self._store(data)
+        return read_capped(path, current_policy(policy).max_path_bytes, self.describe())
 
 
 class URLSource(_BaseSource):
@@ -273,23 +296,19 @@ class URLSource(_BaseSource):
             return None
         return memoryview(self._data)[:HEADER_WINDOW]
 
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
+    def _load(self, policy: FetchPolicy | None) -> bytes:
         from .fetch import fetch  # late: the fetcher imports httpx and this module's users
 
         result = fetch(self.url, policy)
         self._hint = result.mime_type
-        return self._store(result.data)
+        return result.data
 
-    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
+    async def _aload(self, policy: FetchPolicy | None) -> bytes:
         from .fetch import afetch
 
         result = await afetch(self.url, policy)
         self._hint = result.mime_type
-        return self._store(result.data)
+        return result.data
 
 
 class FileIdSource(_BaseSource):
@@ -316,6 +335,12 @@ class FileIdSource(_BaseSource):
         raise SourceError(
             f"{self.describe()}: the bytes are stored at the provider and cannot be read here"
         )
+
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        return self.read(policy)
+
+    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
+        return self.read(policy)  # raises: the bytes are at the provider
 
 
 Source = Annotated[

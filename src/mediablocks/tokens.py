@@ -23,7 +23,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from .blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from .errors import DecodeError, InvalidOptionError, SourceError, UnsupportedBlockError
+from .errors import (
+    DecodeError,
+    InvalidOptionError,
+    MediaBlocksError,
+    SourceError,
+    UnsupportedBlockError,
+)
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from .probe import MediaInfo, probe
 from .providers._options import canonical_provider
@@ -202,7 +208,14 @@ def _block_tokens(block: Any, provider: str, model: str | None) -> int:
             return text_tokens(block.content)
         return sum(_block_tokens(b, provider, model) for b in block.content)
     if isinstance(block, (ImageBlock, AudioBlock, VideoBlock, FileBlock)):
-        return _media_tokens(block, provider, model)
+        try:
+            return _media_tokens(block, provider, model)
+        except MediaBlocksError:
+            raise
+        except Exception as exc:  # a header parser on hostile bytes
+            raise DecodeError(
+                f"{block.describe()}: cannot read the media's header ({type(exc).__name__})"
+            ) from None
     if isinstance(block, RawBlock):
         return text_tokens(str(block.data))
     raise TypeError(f"estimate_tokens takes blocks and messages, not {type(block).__name__}")
