@@ -31,6 +31,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
+from ._response import decode_response
 
 __all__ = [
     "ALIASES",
@@ -42,6 +43,7 @@ __all__ = [
     "ProviderName",
     "canonical_provider",
     "decode",
+    "decode_response",
     "encode",
     "encode_json",
     "translator",
