@@ -12,8 +12,9 @@ from ..blocks import TextBlock
 from ..errors import MediaBlocksError
 from ..messages import UserMessage
 from ..providers import canonical_provider, encode
-from ._items import expand, load
+from ._items import Item, expand, load
 from ._output import run_each
+from ._wording import for_shell
 
 __all__ = ["add_parser", "run"]
 
@@ -38,20 +39,30 @@ def _content_of(fields: dict[str, Any]) -> Any:
     return fields
 
 
+def _checked(item: Item, provider: str, target: str) -> dict[str, Any]:
+    """The item's block, encoded alone once so an error names this file, not a block index."""
+    block = load(item)
+    encode([UserMessage(content=[block])], provider, target="json" if target == "json" else "sdk")
+    return {"block": block}
+
+
 def run(args: argparse.Namespace) -> int:
+    """Print the encoded message; exit 1 when any file cannot be read or carried."""
     provider = canonical_provider(args.provider)
     blocks: list[Any] = [TextBlock(text=args.text)] if args.text else []
     items = list(expand(args.paths))
-    results, failed = run_each(items, lambda item: {"block": load(item)}, None, args.debug)
+    results, failed = run_each(
+        items, lambda item: _checked(item, provider, args.target), None, args.debug
+    )
     if failed:
         return 1
     blocks.extend(result["block"] for result in results)
     try:
         fields = encode([UserMessage(content=blocks)], provider, target=args.target)
-    except MediaBlocksError as exc:
+    except MediaBlocksError as exc:  # a limit of the whole message, not of one file
         if args.debug:
             raise
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {for_shell(exc)}", file=sys.stderr)
         return 1
     out = _content_of(fields) if args.blocks else fields
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False, default=_json_default)
