@@ -133,8 +133,9 @@ class Usage(BaseModel):
 
 ContentInput = Union[str, Block, MediaBlock, Sequence[Union[str, Block, MediaBlock]]]
 """What ``content=`` accepts: a string (one text block), one block, or a list mixing strings and
-blocks (``media_block(...)``'s `MediaBlock` included: it is always one of the media classes); the model always stores ``list[Block]``. The ``__init__`` signatures below, seen only by
-type checkers, say so (the fields' own type would refuse a plain string)."""
+blocks (``media_block(...)``'s `MediaBlock` included: it is always one of the media classes).
+The model always stores ``list[Block]``; the ``__init__`` signatures below, seen only by type
+checkers, say so (the fields' own type would refuse a plain string)."""
 
 _MessageT = TypeVar("_MessageT", bound="_MessageBase")
 
