@@ -32,6 +32,7 @@ from ._options import (
     canonical_provider,
 )
 from ._profiles import checked_encoder, labelled_decoder
+from ._response import decode_response
 from .registry import REGISTRY, provider_entry
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "ProviderName",
     "canonical_provider",
     "decode",
+    "decode_response",
     "encode",
     "encode_json",
     "translator",
