@@ -34,6 +34,7 @@ from .errors import (
     ToolResultMismatchError,
     UnknownProviderError,
     UnsupportedBlockError,
+    UploadError,
 )
 from .fetch import FetchResult, FetchStatusError, afetch, fetch
 from .history import (
@@ -79,6 +80,8 @@ from .providers import EncodeOptions, decode, encode, encode_json
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
+from .upload import aupload, upload
+from .upload_cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
 from .validation import HistoryError, Problem, ensure_valid, validate
 
 __all__ = [
@@ -93,6 +96,7 @@ __all__ = [
     "CustomMessage",
     "DataURI",
     "DecodeError",
+    "DirectoryUploadCache",
     "DoesNotFitError",
     "DownloadTooLargeError",
     "EncodeOptions",
@@ -112,6 +116,7 @@ __all__ = [
     "MediaBlocksError",
     "MediaInfo",
     "MediaTypeError",
+    "MemoryUploadCache",
     "Message",
     "PathNotAllowedError",
     "PrepareReport",
@@ -130,12 +135,15 @@ __all__ = [
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UploadCache",
+    "UploadError",
     "Usage",
     "UserMessage",
     "VideoBlock",
     "__version__",
     "afetch",
     "afrom_stream",
+    "aupload",
     "count_tokens",
     "current_policy",
     "decode",
@@ -177,6 +185,7 @@ __all__ = [
     "tool_result_turn",
     "trim_messages",
     "unregister_signature",
+    "upload",
     "use_policy",
     "validate",
 ]

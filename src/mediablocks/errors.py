@@ -18,9 +18,10 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
     │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
-    └── FetchError (OSError)                 a URL could not be fetched
-        ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
-        └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
+    ├── FetchError (OSError)                 a URL could not be fetched
+    │   ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
+    │   └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
+    └── UploadError (OSError)                a provider's Files API (or S3) refused an upload
 
 Messages say what was wrong and with which block, e.g.
 ``ImageBlock(path 'scan.png', image/png): bytes are application/pdf, not an image``.
@@ -46,6 +47,7 @@ __all__ = [
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UploadError",
 ]
 
 
@@ -128,3 +130,10 @@ class FetchTimeoutError(FetchError, TimeoutError):
 class DownloadTooLargeError(TooLargeError, FetchError):
     """A URL's body is larger than ``FetchPolicy.max_bytes``: both too large and a failed fetch,
     so ``except FetchError`` and ``except TooLargeError`` both catch it."""
+
+
+class UploadError(MediaBlocksError, OSError):
+    """A provider's Files API (or the S3 bucket for Bedrock) refused or failed an upload.
+
+    The message names the block and the provider; the SDK's own exception is the ``__cause__``.
+    """
