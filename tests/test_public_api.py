@@ -46,6 +46,7 @@ DESIGN_NAMES = {
     "estimate_tokens",
     "prepare",
     "upload",
+    "write_batch",
 }
 
 SCALE_NAMES = {
@@ -55,6 +56,9 @@ SCALE_NAMES = {
     "MemoryUploadCache",
     "DirectoryUploadCache",
     "UploadError",
+    "write_batch",
+    "read_batch_results",
+    "BatchResult",
 }
 
 

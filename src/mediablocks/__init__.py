@@ -4,6 +4,8 @@ Everything public is re-exported here; the modules hold the logic.
 """
 
 from ._version import __version__
+from .batch import write_batch
+from .batch_results import BatchResult, read_batch_results
 from .blocks import (
     Block,
     ContentBlock,
@@ -87,6 +89,7 @@ from .validation import HistoryError, Problem, ensure_valid, validate
 __all__ = [
     "AssistantMessage",
     "AudioBlock",
+    "BatchResult",
     "Block",
     "BlockReport",
     "BlockedURLError",
@@ -177,6 +180,7 @@ __all__ = [
     "pretty_print",
     "probe",
     "probe_bytes",
+    "read_batch_results",
     "redacted",
     "register_signature",
     "regroup_messages",
@@ -188,4 +192,5 @@ __all__ = [
     "upload",
     "use_policy",
     "validate",
+    "write_batch",
 ]
