@@ -39,6 +39,7 @@ DESIGN_NAMES = {
     "encode",
     "encode_json",
     "decode",
+    "decode_response",
     "from_stream",
     "StreamAccumulator",
     "normalize_messages",

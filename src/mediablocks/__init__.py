@@ -78,7 +78,7 @@ from .mime import detect_mime, mime_kind, normalize_mime, register_signature, un
 from .policy import FetchPolicy, current_policy, use_policy
 from .prepare import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
 from .probe import MediaInfo, probe, probe_bytes
-from .providers import EncodeOptions, decode, encode, encode_json
+from .providers import EncodeOptions, decode, decode_response, encode, encode_json
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
@@ -150,6 +150,7 @@ __all__ = [
     "count_tokens",
     "current_policy",
     "decode",
+    "decode_response",
     "detect_mime",
     "dump_messages",
     "encode",

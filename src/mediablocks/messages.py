@@ -16,7 +16,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
 
 from pydantic import (
     BaseModel,
@@ -131,6 +131,12 @@ class Usage(BaseModel):
         )
 
 
+ContentInput = Union[str, Block, MediaBlock, Sequence[Union[str, Block, MediaBlock]]]
+"""What ``content=`` accepts: a string (one text block), one block, or a list mixing strings and
+blocks (``media_block(...)``'s `MediaBlock` included: it is always one of the media classes).
+The model always stores ``list[Block]``; the ``__init__`` signatures below, seen only by type
+checkers, say so (the fields' own type would refuse a plain string)."""
+
 _MessageT = TypeVar("_MessageT", bound="_MessageBase")
 
 
@@ -194,12 +200,37 @@ class SystemMessage(_MessageBase):
 
     role: Literal["system"] = "system"
 
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            id: str = ...,
+            timestamp: datetime = ...,
+            content: ContentInput | None = ...,
+            metadata: dict[str, Any] = ...,
+            role: Literal["system"] = ...,
+        ) -> None: ...
+
 
 class UserMessage(_MessageBase):
     """What the user says: text, media, and (for providers that put them here) tool results."""
 
     role: Literal["user"] = "user"
     name: str | None = None
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            id: str = ...,
+            timestamp: datetime = ...,
+            content: ContentInput | None = ...,
+            metadata: dict[str, Any] = ...,
+            role: Literal["user"] = ...,
+            name: str | None = ...,
+        ) -> None: ...
 
     @classmethod
     def with_images(cls, text: str | None, images: Iterable[Any]) -> UserMessage:
@@ -242,6 +273,23 @@ class AssistantMessage(_MessageBase):
     provider: str | None = None
     response_id: str | None = None
 
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            id: str = ...,
+            timestamp: datetime = ...,
+            content: ContentInput | None = ...,
+            metadata: dict[str, Any] = ...,
+            role: Literal["assistant"] = ...,
+            usage: Usage | None = ...,
+            stop_reason: str | None = ...,
+            model: str | None = ...,
+            provider: str | None = ...,
+            response_id: str | None = ...,
+        ) -> None: ...
+
     @property
     def tool_calls(self) -> list[ToolCallBlock]:
         """The tool calls in order."""
@@ -257,6 +305,18 @@ class ToolMessage(_MessageBase):
     """Results of tool calls, one `ToolResultBlock` each."""
 
     role: Literal["tool"] = "tool"
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            id: str = ...,
+            timestamp: datetime = ...,
+            content: ContentInput | None = ...,
+            metadata: dict[str, Any] = ...,
+            role: Literal["tool"] = ...,
+        ) -> None: ...
 
     @classmethod
     def from_result(

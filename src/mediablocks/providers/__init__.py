@@ -31,6 +31,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
+from ._response import decode_response
 
 __all__ = [
     "ALIASES",
@@ -42,6 +43,7 @@ __all__ = [
     "ProviderName",
     "canonical_provider",
     "decode",
+    "decode_response",
     "encode",
     "encode_json",
     "translator",
@@ -59,7 +61,7 @@ TRANSLATORS: dict[str, tuple[str, str, str]] = {
     "mistral": ("mistral", "to_mistral", "from_mistral"),
     "ollama": ("ollama", "to_ollama", "from_ollama"),
 }
-"""Canonical provider name -> (module in this package, encode function, decode function)."""
+"""Canonical provider name -> (provider package here, encode function, decode function)."""
 
 _loaded: dict[str, tuple[Encoder, Decoder]] = {}
 _lock = threading.Lock()

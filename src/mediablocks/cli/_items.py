@@ -1,0 +1,106 @@
+"""What the command line names: files, folders (walked in sorted order) and http(s) URLs."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit
+
+from ..fetch import fetch
+from ..media import MediaBlock, media_block
+from ..mime import HEADER_WINDOW
+from ._wording import ItemError
+
+__all__ = ["Item", "expand", "is_url", "load", "load_bounded"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing named on the command line (or found in a folder): a local file or a URL."""
+
+    label: str
+    path: Path | None = None
+    url: str | None = None
+    root: Path | None = None
+    """The folder it was found in, for keeping relative names in ``prepare --out``."""
+
+    def relative(self) -> PurePosixPath:
+        """The name to keep under an output folder: relative to the folder it was found in."""
+        if self.path is not None and self.root is not None:
+            return PurePosixPath(self.path.relative_to(self.root).as_posix())
+        if self.path is not None:
+            return PurePosixPath(self.path.name)
+        name = PurePosixPath(urlsplit(self.url or "").path).name
+        return PurePosixPath(name or "download")
+
+
+def is_url(name: str) -> bool:
+    """Whether a command-line argument is an http(s) URL rather than a path."""
+    return urlsplit(name).scheme.lower() in ("http", "https")
+
+
+def expand(names: Sequence[str]) -> Iterator[Item]:
+    """Every file named, folders walked in sorted order, URLs as they are."""
+    for name in names:
+        if is_url(name):
+            yield Item(label=name, url=name)
+            continue
+        path = Path(name)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for file in sorted(files):
+                    found = Path(root) / file
+                    yield Item(label=str(found), path=found, root=path)
+        else:
+            yield Item(label=name, path=path)
+
+
+def _regular_file(path: Path) -> int:
+    """The size of a regular file; a missing path, a device, a pipe or a socket is refused here
+    (``/dev/zero`` or a FIFO would otherwise be read without end)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ItemError("no such file or directory") from None
+    except OSError as exc:
+        raise ItemError(f"cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ItemError("not a regular file (a device, pipe or socket); only files are read")
+    return info.st_size
+
+
+def load(item: Item) -> MediaBlock:
+    """The item's media block: a file is read lazily, a URL is fetched under the current policy."""
+    if item.path is not None:
+        _regular_file(item.path)
+        return media_block(item.path)
+    assert item.url is not None
+    result = fetch(item.url)
+    return media_block(result.data, result.mime_type, filename=item.relative().name)
+
+
+def load_bounded(item: Item, max_bytes: int) -> tuple[MediaBlock, int, bool]:
+    """``(block, size, whole)``: a file's block read with at most ``max_bytes`` bytes in memory.
+
+    A file larger than that gives a block over its first `HEADER_WINDOW` bytes only (enough for
+    its type and header facts) and ``whole`` False; a file that grows while read is cut the same
+    way. URLs are fetched under the policy, whose ``max_bytes`` bounds them.
+    """
+    if item.path is None:
+        block = load(item)
+        return block, len(block.read()), True
+    size = _regular_file(item.path)
+    limit = HEADER_WINDOW if size > max_bytes else max_bytes + 1
+    try:
+        with open(item.path, "rb") as handle:
+            data = handle.read(limit)
+    except OSError as exc:
+        raise ItemError(f"cannot read: {exc.strerror or exc}") from None
+    whole = size <= max_bytes and len(data) <= max_bytes
+    if not whole:
+        data = data[:HEADER_WINDOW]
+    return media_block(data, filename=item.path.name), max(size, len(data)), whole

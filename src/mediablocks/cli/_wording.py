@@ -1,0 +1,58 @@
+"""Library error messages reworded for a shell: flags instead of Python, files instead of blocks.
+
+The library speaks to programmers (``FetchPolicy(allow_private=True) would allow it``, ``message 0,
+block 1``); at a shell the same facts are a flag to pass and the file named on the line. Each rule
+below rewrites one phrase; what no rule matches is shown as the library wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import DoesNotFitError, MediaBlocksError
+
+__all__ = ["ItemError", "for_shell"]
+
+
+class ItemError(Exception):
+    """A file named on the command line cannot be used; the message is already in shell words."""
+
+
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"FetchPolicy\(allow_private=True\) would allow it"), "pass --allow-private"),
+    (
+        re.compile(r"FetchPolicy\(allow_metadata=True\) would allow it"),
+        "the command line never fetches cloud metadata addresses",
+    ),
+    (
+        re.compile(r"FetchPolicy\.max_bytes=(\d+)(?: bytes)?"),
+        r"\1 bytes (raise the limit with --max-bytes)",
+    ),
+    (re.compile(r"FetchPolicy\.timeout=([\d.]+)s"), r"\1 s"),
+    (re.compile(r"a larger max_image_pixels"), "a larger --max-pixels"),
+    (
+        re.compile(r"mb\.prepare\(messages, '([\w-]+)'\) converts it"),
+        r"`mediablocks prepare --provider \1` converts it",
+    ),
+    (re.compile(r" ?\(message \d+, block \d+\)"), ""),
+    (re.compile(r"message \d+, block \d+: "), ""),
+    (re.compile(r"\b[A-Z]\w*Block\(path '([^']*)', ([^)]*)\)"), r"\1 (\2)"),
+    (re.compile(r"\b[A-Z]\w*Block\(path '([^']*)'\)"), r"\1"),
+    (re.compile(r"path '([^']*)': "), ""),
+)
+
+
+def for_shell(exc: BaseException) -> str:
+    """One line saying what went wrong, in the words of the command line."""
+    if isinstance(exc, ItemError):
+        return str(exc)
+    if isinstance(exc, DoesNotFitError) and exc.problems:
+        text = "; ".join(exc.problems)
+    elif isinstance(exc, (MediaBlocksError, OSError)):
+        text = str(exc)
+    else:  # a third-party decoder's own exception: its name says more than a bare message
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    for pattern, replacement in _RULES:
+        text = pattern.sub(replacement, text)
+    text = text.replace("cannot read: No such file or directory", "no such file or directory")
+    return " ".join(text.split())

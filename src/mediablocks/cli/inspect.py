@@ -1,0 +1,227 @@
+"""``mediablocks inspect``: type, header facts, token estimates and provider fit of each file.
+
+A file is read with at most ``--max-bytes`` in memory: a larger one is judged from its header
+window alone (type and facts; every provider says ``no``). Whatever one file does (a decoder
+failing on a PSD, a truncated JPEG), it gets its own row with the reason and the run goes on;
+``--json`` always prints one valid JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..media import MediaBlock
+from ..mime import mime_kind
+from ..policy import current_policy
+from ..prepare import prepare_block
+from ..probe import probe
+from ..providers import PROVIDERS, canonical_provider
+from ..tokens import estimate_tokens
+from ._items import Item, expand, load_bounded
+from ._output import Column, Table, format_size, run_each, terminal_width
+from ._wording import for_shell
+
+__all__ = ["add_parser", "run"]
+
+SHORT_NAMES = {
+    "openai-chat": "openai",
+    "openai-responses": "responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "bedrock": "bedrock",
+    "mistral": "mistral",
+    "ollama": "ollama",
+}
+
+_STATUS_MARK = {"as-is": "ok", "prepare": "fix", "cannot": "no"}
+
+
+def _facts(block: MediaBlock) -> dict[str, Any]:
+    """Header facts; a header that cannot be read is itself a fact about the file, not a failure
+    of the run (a truncated MP4 is inspected, and said to be broken)."""
+    try:
+        info = probe(block)
+    except Exception as exc:  # a header parser's own failure is a fact about this file
+        return {"error": for_shell(exc)}
+    fields = ("width", "height", "frames", "duration", "sample_rate", "channels", "pages")
+    return {name: getattr(info, name) for name in fields if getattr(info, name) is not None}
+
+
+def _describe_facts(facts: dict[str, Any]) -> str:
+    if "error" in facts:
+        return "unreadable header"
+    parts: list[str] = []
+    if "width" in facts and "height" in facts:
+        parts.append(f"{facts['width']}x{facts['height']}")
+    if facts.get("frames", 1) > 1:
+        parts.append(f"{facts['frames']} frames")
+    if "duration" in facts:
+        parts.append(f"{facts['duration']:.1f} s")
+    if "sample_rate" in facts:
+        parts.append(f"{facts['sample_rate'] / 1000:g} kHz")
+    if "channels" in facts:
+        parts.append(f"{facts['channels']} ch")
+    if "pages" in facts:
+        parts.append(f"{facts['pages']} page{'s' if facts['pages'] != 1 else ''}")
+    return " ".join(parts) or "-"
+
+
+def _verdict(block: MediaBlock, provider: str, max_pixels: int) -> dict[str, Any]:
+    """Whether ``provider`` takes the block as it is, what `prepare` changes, or why it cannot."""
+    try:
+        fitted, changes = prepare_block(block, provider, max_image_pixels=max_pixels)
+    except Exception as exc:  # any decoder failure is this file's verdict, not the run's
+        return {"status": "cannot", "reason": for_shell(exc)}
+    if fitted is block or not changes:
+        return {"status": "as-is"}
+    return {"status": "prepare", "changes": [str(change) for change in changes]}
+
+
+def _tokens(block: MediaBlock, provider: str) -> int | None:
+    try:
+        return estimate_tokens(block, provider)
+    except Exception:  # no published rule, or a header too broken to count from
+        return None
+
+
+def _inspect_one(
+    item: Item, providers: Sequence[str], max_bytes: int, max_pixels: int
+) -> dict[str, Any]:
+    block, size, whole = load_bounded(item, max_bytes)
+    mime = block.mime_type
+    if whole:
+        verdicts = {p: _verdict(block, p, max_pixels) for p in providers}
+    else:
+        reason = (
+            f"larger than {max_bytes:,} bytes (raise the limit with --max-bytes); "
+            "only its header was read"
+        )
+        verdicts = {p: {"status": "cannot", "reason": reason} for p in providers}
+    return {
+        "path": item.label,
+        "mime_type": mime,
+        "kind": mime_kind(mime),
+        "block": type(block).__name__,
+        "bytes": size,
+        "base64_chars": 4 * ((size + 2) // 3),
+        "facts": _facts(block),
+        "tokens": {p: _tokens(block, p) if whole else None for p in providers},
+        "providers": verdicts,
+    }
+
+
+def _cell(info: dict[str, Any], provider: str) -> str:
+    """``ok 425``, ``fix 410`` or ``no``: a count beside something that cannot be sent misleads."""
+    status = info["providers"][provider]["status"]
+    tokens = info["tokens"][provider]
+    if status == "cannot" or tokens is None:
+        return _STATUS_MARK[status]
+    return f"{_STATUS_MARK[status]} {tokens}"
+
+
+def _table(results: list[dict[str, Any]], providers: Sequence[str]) -> Table:
+    columns = [
+        Column("PATH", elastic=True, minimum=12),
+        Column("TYPE", elastic=True, minimum=10),
+        Column("SIZE", right=True),
+        Column("FACTS", elastic=True, minimum=7),
+    ]
+    columns.extend(Column(SHORT_NAMES[p]) for p in providers)
+    table = Table(columns)
+    for info in results:
+        if "error" in info:
+            continue
+        cells = [
+            info["path"],
+            info["mime_type"],
+            format_size(info["bytes"]),
+            _describe_facts(info["facts"]),
+        ]
+        table.add(cells + [_cell(info, p) for p in providers])
+    return table
+
+
+def _details(info: dict[str, Any], providers: Sequence[str]) -> list[str]:
+    lines = [f"{info['path']}:"]
+    for provider in providers:
+        verdict = info["providers"][provider]
+        if verdict["status"] == "prepare":
+            lines.append(f"    {provider}: prepare: " + "; ".join(verdict["changes"]))
+        elif verdict["status"] == "cannot":
+            lines.append(f"    {provider}: cannot: {verdict['reason']}")
+    return lines if len(lines) > 1 else []
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: such a number (a broken header's duration) becomes null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
+
+
+def providers_chosen(chosen: Sequence[str] | None) -> list[str]:
+    """The canonical names of ``--provider`` choices, or every provider."""
+    if not chosen:
+        return list(PROVIDERS)
+    return list(dict.fromkeys(canonical_provider(name) for name in chosen))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Inspect every file; exit 1 when any could not be read at all."""
+    providers = providers_chosen(args.provider)
+    items = list(expand(args.paths))
+    max_bytes = args.max_bytes or current_policy().max_bytes
+    results, failed = run_each(
+        items,
+        lambda item: _inspect_one(item, providers, max_bytes, args.max_pixels),
+        None,
+        args.debug,
+    )
+    if args.json:
+        json.dump(_finite(results), sys.stdout, indent=2, allow_nan=False, default=str)
+        sys.stdout.write("\n")
+        return 1 if failed else 0
+    inspected = [info for info in results if "error" not in info]
+    if inspected:
+        table = _table(inspected, providers)
+        print(table.render(terminal_width(sys.stdout), header=not args.quiet))
+    if args.details:
+        for info in inspected:
+            for line in _details(info, providers):
+                print(line)
+    if not args.quiet and (len(items) > 1 or inspected):
+        print(
+            f"{len(inspected)} inspected, {failed} failed "
+            "(ok: taken as is, fix: prepare changes it, no: cannot be sent; numbers: tokens)",
+            file=sys.stderr,
+        )
+    return 1 if failed else 0
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``inspect`` on the subcommand parsers."""
+    parser = commands.add_parser(
+        "inspect",
+        parents=[common],
+        help="type, facts, token estimates and provider fit of files, folders and URLs",
+        description="Look at media the way mediablocks sees them.",
+    )
+    parser.add_argument("paths", nargs="+", help="files, folders or http(s) URLs")
+    parser.add_argument(
+        "--provider", action="append", help="only these providers (repeatable; default: all)"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--details", action="store_true", help="say what prepare changes, or why not"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no header and no summary line")
+    parser.set_defaults(run=run)
