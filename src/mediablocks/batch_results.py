@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from .errors import InvalidOptionError, MediaBlocksError, SourceError
 from .messages import AssistantMessage
-from .providers import canonical_provider, decode
+from .providers import canonical_provider, decode_response
 
 __all__ = ["BatchResult", "iter_batch_results", "read_batch_results"]
 
@@ -47,11 +47,7 @@ class BatchResult:
 
 
 def _reply(payload: Any, provider: str) -> AssistantMessage:
-    messages = decode(payload, provider)
-    replies = [m for m in messages if isinstance(m, AssistantMessage)]
-    if len(replies) != 1:
-        raise InvalidOptionError(f"expected one assistant reply, found {len(replies)}")
-    return replies[0]
+    return decode_response(payload, provider)
 
 
 def _error_text(value: Any) -> str:
