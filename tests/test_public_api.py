@@ -46,6 +46,20 @@ DESIGN_NAMES = {
     "validate",
     "estimate_tokens",
     "prepare",
+    "upload",
+    "write_batch",
+}
+
+SCALE_NAMES = {
+    "upload",
+    "aupload",
+    "UploadCache",
+    "MemoryUploadCache",
+    "DirectoryUploadCache",
+    "UploadError",
+    "write_batch",
+    "read_batch_results",
+    "BatchResult",
 }
 
 
@@ -69,3 +83,20 @@ def test_media_block_constructors_exist_on_every_class() -> None:
 
 def test_version() -> None:
     assert mb.__version__.count(".") == 2
+
+
+def test_scale_names_are_public() -> None:
+    assert not SCALE_NAMES - set(mb.__all__)
+
+
+def test_import_loads_no_sdk_and_no_engine() -> None:
+    """Uploads, batches and Ray take the caller's SDK objects: importing mediablocks loads none."""
+    import subprocess
+    import sys
+
+    heavy = ["openai", "anthropic", "google.genai", "boto3", "botocore", "ray", "pyarrow"]
+    code = f"import sys, mediablocks; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

@@ -4,6 +4,8 @@ Everything public is re-exported here; the modules hold the logic.
 """
 
 from ._version import __version__
+from .batch import write_batch
+from .batch_results import BatchResult, read_batch_results
 from .blocks import (
     Block,
     ContentBlock,
@@ -35,6 +37,7 @@ from .errors import (
     ToolResultMismatchError,
     UnknownProviderError,
     UnsupportedBlockError,
+    UploadError,
 )
 from .fetch import FetchResult, FetchStatusError, afetch, fetch
 from .history import (
@@ -80,11 +83,14 @@ from .providers import EncodeOptions, decode, decode_response, encode, encode_js
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
+from .upload import aupload, upload
+from .upload_cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
 from .validation import HistoryError, Problem, ensure_valid, validate
 
 __all__ = [
     "AssistantMessage",
     "AudioBlock",
+    "BatchResult",
     "Block",
     "BlockReport",
     "BlockedURLError",
@@ -94,6 +100,7 @@ __all__ = [
     "CustomMessage",
     "DataURI",
     "DecodeError",
+    "DirectoryUploadCache",
     "DoesNotFitError",
     "DownloadTooLargeError",
     "EncodeOptions",
@@ -114,6 +121,7 @@ __all__ = [
     "MediaBlocksError",
     "MediaInfo",
     "MediaTypeError",
+    "MemoryUploadCache",
     "Message",
     "PathNotAllowedError",
     "PrepareReport",
@@ -132,12 +140,15 @@ __all__ = [
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UploadCache",
+    "UploadError",
     "Usage",
     "UserMessage",
     "VideoBlock",
     "__version__",
     "afetch",
     "afrom_stream",
+    "aupload",
     "count_tokens",
     "current_policy",
     "decode",
@@ -172,6 +183,7 @@ __all__ = [
     "pretty_print",
     "probe",
     "probe_bytes",
+    "read_batch_results",
     "redacted",
     "register_signature",
     "regroup_messages",
@@ -180,6 +192,8 @@ __all__ = [
     "tool_result_turn",
     "trim_messages",
     "unregister_signature",
+    "upload",
     "use_policy",
     "validate",
+    "write_batch",
 ]

@@ -20,9 +20,10 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
     │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
-    └── FetchError (OSError)                 a URL could not be fetched
-        ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
-        └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
+    ├── FetchError (OSError)                 a URL could not be fetched
+    │   ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
+    │   └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
+    └── UploadError (OSError)                a provider's Files API (or S3) refused an upload
 
 Messages say what was wrong and with which block, e.g.
 ``ImageBlock(path 'scan.png', image/png): bytes are application/pdf, not an image``.
@@ -49,6 +50,7 @@ __all__ = [
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UploadError",
 ]
 
 
@@ -138,3 +140,10 @@ class FileTooLargeError(TooLargeError, SourceError):
     one with no bounded size at all (a character or block device, a FIFO, a socket), which is
     refused before reading. Both too large and an unreadable source, so ``except SourceError`` and
     ``except TooLargeError`` both catch it."""
+
+
+class UploadError(MediaBlocksError, OSError):
+    """A provider's Files API (or the S3 bucket for Bedrock) refused or failed an upload.
+
+    The message names the block and the provider; the SDK's own exception is the ``__cause__``.
+    """

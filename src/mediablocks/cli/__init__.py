@@ -5,6 +5,8 @@
   providers take it as it is and what `prepare` would change for the others.
 - ``mediablocks encode PATH... --provider P``: the provider-ready user message as JSON.
 - ``mediablocks prepare PATH|DIR... --provider P --out DIR``: fitted files and a report.
+- ``mediablocks batch PATH|DIR... --provider P --out FILE`` (or ``--prompts FILE.jsonl``): a
+  provider's batch input file, one request per file or prompt line.
 
 One module per subcommand, each with ``add_parser(commands, common)`` and ``run(args)``; a new
 subcommand is a new module added to ``_COMMANDS``. Folders are walked in sorted order. A file that
@@ -24,11 +26,11 @@ from .._version import __version__
 from ..errors import MediaBlocksError
 from ..images import DEFAULT_MAX_IMAGE_PIXELS
 from ..policy import current_policy, use_policy
-from . import encode, inspect, prepare
+from . import batch, encode, inspect, prepare
 
 __all__ = ["main"]
 
-_COMMANDS = (inspect, encode, prepare)
+_COMMANDS = (inspect, encode, prepare, batch)
 """The subcommands, in the order ``--help`` lists them."""
 
 

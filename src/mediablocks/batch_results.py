@@ -1,0 +1,185 @@
+"""Read a provider's batch results file (JSONL) back into ids and assistant messages.
+
+Each line becomes a `BatchResult`: the request id, the decoded `AssistantMessage` when the
+request succeeded, or an error text saying why not (the provider's own error, a canceled or
+expired request, or a line mediablocks could not read). Errors are reported per line, never
+raised, so one bad line does not hide a million good ones. The file is read one line at a time.
+
+Formats read: OpenAI Batch output (``custom_id``, ``response.body``, ``error``), Anthropic
+Message Batches results (``custom_id``, ``result.type``), Gemini batch output (``key``,
+``response`` or ``error``/``status``) and Bedrock batch inference output (``recordId``,
+``modelOutput`` or ``error``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import InvalidOptionError, MediaBlocksError, SourceError
+from .messages import AssistantMessage
+from .providers import canonical_provider, decode_response
+
+__all__ = ["BatchResult", "iter_batch_results", "read_batch_results"]
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """One line of a batch results file."""
+
+    id: str | None
+    """The request's ``custom_id`` / ``key`` / ``recordId`` (None when the line has none)."""
+    message: AssistantMessage | None = None
+    """The reply, when the request succeeded."""
+    error: str | None = None
+    """Why there is no reply: the provider's error, ``canceled``, ``expired``, or a bad line."""
+    line: int = 0
+    """The 1-based line number in the file."""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The line as parsed JSON (empty when it was not JSON)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.message is not None
+
+
+def _reply(payload: Any, provider: str) -> AssistantMessage:
+    return decode_response(payload, provider)
+
+
+def _error_text(value: Any) -> str:
+    """A short text from the many shapes providers give errors."""
+    if isinstance(value, dict):
+        inner = value.get("error")
+        if isinstance(inner, dict):
+            return _error_text(inner)
+        message = value.get("message") or value.get("errorMessage")
+        code = value.get("code") or value.get("type") or value.get("errorCode")
+        if message is not None:
+            return f"{code}: {message}" if code is not None else str(message)
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+_Outcome = tuple[AssistantMessage | None, str | None]
+
+
+def _openai(line: dict[str, Any], provider: str) -> _Outcome:
+    if line.get("error"):
+        return None, _error_text(line["error"])
+    response = line.get("response")
+    if not isinstance(response, dict):
+        return None, "line has neither response nor error"
+    body = response.get("body")
+    status = response.get("status_code", 200)
+    if status != 200 or (isinstance(body, dict) and "error" in body):
+        return None, f"HTTP {status}: {_error_text(body)}"
+    return _reply(body, provider), None
+
+
+def _anthropic(line: dict[str, Any], provider: str) -> _Outcome:
+    result = line.get("result")
+    if not isinstance(result, dict):
+        return None, "line has no result"
+    kind = result.get("type")
+    if kind == "succeeded":
+        return _reply(result.get("message"), provider), None
+    if kind == "errored":
+        return None, _error_text(result.get("error"))
+    return None, str(kind)
+
+
+def _gemini(line: dict[str, Any], provider: str) -> _Outcome:
+    for name in ("error", "status"):
+        if isinstance(line.get(name), dict) and line[name]:
+            return None, _error_text(line[name])
+    response = line.get("response")
+    if not isinstance(response, dict):
+        return None, "line has neither response nor error"
+    return _reply(response, provider), None
+
+
+def _bedrock(line: dict[str, Any], provider: str) -> _Outcome:
+    if line.get("error"):
+        return None, _error_text(line["error"])
+    output = line.get("modelOutput")
+    if not isinstance(output, dict):
+        return None, "line has neither modelOutput nor error"
+    if output.get("type") == "message" and "content" in output:  # an Anthropic model's reply
+        return _reply(output, "anthropic"), None
+    return _reply(output, provider), None
+
+
+_ID_KEYS = {
+    "openai-chat": "custom_id",
+    "openai-responses": "custom_id",
+    "anthropic": "custom_id",
+    "gemini": "key",
+    "bedrock": "recordId",
+}
+_READERS = {
+    "openai-chat": _openai,
+    "openai-responses": _openai,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "bedrock": _bedrock,
+}
+
+
+def iter_batch_results(path: str | os.PathLike[str], provider: str) -> Iterator[BatchResult]:
+    """`read_batch_results`, one result at a time (for files too large to hold as a list)."""
+    name = canonical_provider(provider)
+    reader = _READERS.get(name)
+    if reader is None:
+        raise InvalidOptionError(f"{name} has no batch results format")
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally
+    except OSError as exc:
+        raise SourceError(f"batch results {os.fspath(path)!r}: cannot read: {exc}") from None
+    try:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            yield _one(text, number, name, reader)
+    finally:
+        handle.close()
+
+
+def _one(text: bytes, number: int, provider: str, reader: Any) -> BatchResult:
+    try:
+        line = json.loads(text)
+    except ValueError as exc:
+        return BatchResult(None, error=f"line {number} is not JSON: {exc}", line=number)
+    if not isinstance(line, dict):
+        return BatchResult(None, error=f"line {number} is not a JSON object", line=number)
+    rid = line.get(_ID_KEYS[provider])
+    rid = rid if isinstance(rid, str) else None
+    message: AssistantMessage | None
+    try:
+        message, error = reader(line, provider)
+    except MediaBlocksError as exc:
+        message, error = None, f"line {number}: {exc}"
+    return BatchResult(rid, message, error, number, line)
+
+
+def read_batch_results(
+    path: str | os.PathLike[str],
+    provider: str,
+    *,
+    on: Literal["all", "ok", "errors"] = "all",
+) -> list[BatchResult]:
+    """Every result line of ``provider``'s batch results file, in file order.
+
+    A request that failed, or a line that cannot be read, is a `BatchResult` with ``error`` set
+    and ``message`` None: nothing is raised for it. ``on="ok"`` or ``"errors"`` keeps only those.
+    """
+    if on not in ("all", "ok", "errors"):
+        raise InvalidOptionError(f"on={on!r} is not 'all', 'ok' or 'errors'")
+    results = iter_batch_results(path, provider)
+    if on == "ok":
+        return [r for r in results if r.ok]
+    if on == "errors":
+        return [r for r in results if not r.ok]
+    return list(results)

@@ -1,0 +1,261 @@
+"""Send media to a provider's file store and refer to it by id instead of inline bytes.
+
+`upload` walks the messages (tool results included), uploads each media block the provider can
+refer to by file reference through the official SDK client the caller passes, and returns new
+messages whose blocks hold a `FileIdSource` (OpenAI and Anthropic file ids, Gemini file URIs,
+``s3://`` URIs for Bedrock). `mb.encode` then sends the reference, so a request carries a few
+bytes per file instead of megabytes of base64.
+
+Identical bytes are uploaded once: blocks are keyed by file store, account and SHA-256, looked
+up in an `UploadCache`, and deduplicated within the call. Blocks already referenced (URLs, file
+ids), blocks under ``min_bytes``, and kinds the provider cannot refer to by id (audio for
+OpenAI, say) are left as they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from .blocks import ToolResultBlock
+from .errors import InvalidOptionError, MediaBlocksError, UploadError
+from .media import MediaBlock
+from .messages import Message
+from .policy import FetchPolicy
+from .sources import BytesSource, FileIdSource, PathSource
+from .upload_cache import MemoryUploadCache, UploadCache
+from .uploaders import Target, Uploaded, UploadItem, uploader_for
+
+__all__ = ["aupload", "upload"]
+
+
+@dataclass
+class _Pending:
+    """One distinct content to upload and every block that holds it."""
+
+    key: str
+    item: UploadItem
+    block: MediaBlock
+    where: str
+    reference: str | None = None
+
+
+class _Plan:
+    """What one `upload` call does: the blocks to replace and the distinct uploads they need."""
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        provider: str,
+        client: Any,
+        *,
+        min_bytes: int,
+        cache: UploadCache | None,
+        account: str | None,
+        target: Target,
+        policy: FetchPolicy | None,
+    ) -> None:
+        if min_bytes < 0:
+            raise InvalidOptionError(f"mb.upload: min_bytes must be >= 0, got {min_bytes}")
+        self.provider, self.module = uploader_for(provider)
+        self.client = client
+        self.target = target
+        self.cache: UploadCache = cache if cache is not None else MemoryUploadCache()
+        self.messages = list(messages)
+        store: str = self.module.STORE
+        self.prefix = f"{store}|{account or self.module.account(client, target)}|"
+        self.pending: dict[str, _Pending] = {}
+        self.keys: dict[int, str] = {}  # id(block) -> content key
+        for where, block in _media_blocks(self.messages):
+            self._consider(block, where, min_bytes, policy)
+
+    def _consider(
+        self, block: MediaBlock, where: str, min_bytes: int, policy: FetchPolicy | None
+    ) -> None:
+        if not isinstance(block.source, (BytesSource, PathSource)) or id(block) in self.keys:
+            return
+        kind: str = getattr(block, "type", "file")
+        if not self.module.accepts(self.provider, kind, block.mime_type):
+            return
+        data = block.read(policy)
+        if len(data) < min_bytes:
+            return
+        digest = hashlib.sha256(data).hexdigest()
+        key = self.prefix + digest
+        self.keys[id(block)] = key
+        if key not in self.pending:
+            filename = block.filename or f"{kind}-{digest[:12]}{_extension(block.mime_type)}"
+            item = UploadItem(data, block.mime_type, filename, digest)
+            if block.filename:
+                where += f" ({block.filename!r})"
+            pending = _Pending(key, item, block, where, self.cache.get(key))
+            self.pending[key] = pending
+
+    def to_send(self) -> list[_Pending]:
+        return [p for p in self.pending.values() if p.reference is None]
+
+    def record(self, pending: _Pending, uploaded: Uploaded) -> None:
+        pending.reference = uploaded.reference
+        self.cache.put(pending.key, uploaded.reference, uploaded.expires_at)
+
+    def failure(self, pending: _Pending, exc: Exception) -> UploadError:
+        return UploadError(
+            f"{pending.where} {pending.block.describe()}: upload to the {self.module.STORE} "
+            f"file store for {self.provider} failed: {type(exc).__name__}: {exc}"
+        )
+
+    def result(self) -> list[Message]:
+        store = "bedrock" if self.module.STORE == "s3" else self.module.STORE
+
+        def swap(block: MediaBlock) -> MediaBlock:
+            key = self.keys.get(id(block))
+            if key is None:
+                return block
+            reference = self.pending[key].reference
+            assert reference is not None
+            source = FileIdSource(file_id=reference, provider=store)
+            return block.model_copy(update={"source": source, "declared_mime": block.mime_type})
+
+        return _map_media(self.messages, swap)
+
+
+def upload(
+    messages: Sequence[Message],
+    provider: str,
+    client: Any,
+    *,
+    min_bytes: int = 0,
+    cache: UploadCache | None = None,
+    account: str | None = None,
+    bucket: str | None = None,
+    prefix: str = "",
+    wait: float = 300.0,
+    policy: FetchPolicy | None = None,
+) -> list[Message]:
+    """New messages whose media live in ``provider``'s file store, referred to by id or URI.
+
+    ``client`` is the official SDK client: ``openai.OpenAI`` (Files API, ``purpose="user_data"``),
+    ``anthropic.Anthropic`` (beta Files API), ``google.genai.Client`` (Files API), or a boto3 S3
+    client for ``bedrock`` with ``bucket`` (and ``prefix``) naming where objects go.
+
+    ``min_bytes``: upload only blocks of at least this many bytes (0, the default: all).
+    ``cache``: where references are remembered across calls (default: this call only).
+    ``account``: the cache's account key (default: derived from the client's endpoint and key).
+    ``wait``: seconds to wait for a Gemini file still processing.
+    An SDK error raises `UploadError` naming the block.
+    """
+    plan = _Plan(
+        messages,
+        provider,
+        client,
+        min_bytes=min_bytes,
+        cache=cache,
+        account=account,
+        target=Target(bucket, prefix, wait),
+        policy=policy,
+    )
+    send: Callable[[Any, UploadItem, Target], Uploaded] = plan.module.send
+    for pending in plan.to_send():
+        try:
+            uploaded = send(client, pending.item, plan.target)
+        except MediaBlocksError:
+            raise
+        except Exception as exc:  # the SDK's own errors, whatever their class
+            raise plan.failure(pending, exc) from exc
+        plan.record(pending, uploaded)
+    return plan.result()
+
+
+async def aupload(
+    messages: Sequence[Message],
+    provider: str,
+    client: Any,
+    *,
+    min_bytes: int = 0,
+    cache: UploadCache | None = None,
+    account: str | None = None,
+    bucket: str | None = None,
+    prefix: str = "",
+    wait: float = 300.0,
+    policy: FetchPolicy | None = None,
+    concurrency: int = 4,
+) -> list[Message]:
+    """`upload` for asyncio: ``client`` is the SDK's async client (``AsyncOpenAI``,
+    ``AsyncAnthropic``, a ``google.genai.Client`` whose ``.aio`` is used, or a boto3 S3 client
+    run in threads). Up to ``concurrency`` uploads run at once."""
+    if concurrency < 1:
+        raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency}")
+    plan = _Plan(
+        messages,
+        provider,
+        client,
+        min_bytes=min_bytes,
+        cache=cache,
+        account=account,
+        target=Target(bucket, prefix, wait),
+        policy=policy,
+    )
+    module: ModuleType = plan.module
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(pending: _Pending) -> None:
+        async with gate:
+            try:
+                uploaded = await module.asend(client, pending.item, plan.target)
+            except MediaBlocksError:
+                raise
+            except Exception as exc:
+                raise plan.failure(pending, exc) from exc
+        plan.record(pending, uploaded)
+
+    await asyncio.gather(*(one(pending) for pending in plan.to_send()))
+    return plan.result()
+
+
+def _extension(mime: str) -> str:
+    import mimetypes
+
+    return mimetypes.guess_extension(mime) or ""
+
+
+def _media_blocks(messages: list[Message]) -> list[tuple[str, MediaBlock]]:
+    """Every media block with where it sits (``message 2 block 0 item 1`` inside a tool result)."""
+    found: list[tuple[str, MediaBlock]] = []
+    for m, message in enumerate(messages):
+        for b, block in enumerate(message.content):
+            if isinstance(block, MediaBlock):
+                found.append((f"message {m} block {b}", block))
+            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                found.extend(
+                    (f"message {m} block {b} item {i}", item)
+                    for i, item in enumerate(block.content)
+                    if isinstance(item, MediaBlock)
+                )
+    return found
+
+
+def _map_media(
+    messages: list[Message], change: Callable[[MediaBlock], MediaBlock]
+) -> list[Message]:
+    """``messages`` with every media block (tool results included) passed through ``change``;
+    messages with nothing changed are the same objects."""
+    out: list[Message] = []
+    for message in messages:
+        content: list[Any] = []
+        touched = False
+        for block in message.content:
+            new: Any = block
+            if isinstance(block, MediaBlock):
+                new = change(block)
+            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                items = [change(i) if isinstance(i, MediaBlock) else i for i in block.content]
+                if any(a is not b for a, b in zip(items, block.content, strict=True)):
+                    new = block.model_copy(update={"content": items})
+            touched = touched or new is not block
+            content.append(new)
+        out.append(message.model_copy(update={"content": content}) if touched else message)
+    return out

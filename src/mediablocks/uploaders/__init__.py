@@ -1,0 +1,81 @@
+"""One small module per file store that `mb.upload` can send media to.
+
+Each module (``openai``, ``anthropic``, ``gemini``, ``s3``) has the same four functions:
+
+- ``accepts(kind, mime)``: whether the provider can refer to this block by a file reference;
+- ``account(client, target)``: a string naming the account (endpoint and a key hash, or bucket),
+  so cached references are never reused across accounts;
+- ``send(client, item, target)`` and ``asend(...)``: upload through the caller's SDK client and
+  return the reference that the translator puts in the request.
+
+The SDKs are never imported here: the caller's client object is used as is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ..errors import InvalidOptionError
+from ..providers._options import canonical_provider
+
+__all__ = ["UPLOADERS", "Target", "UploadItem", "Uploaded", "key_hash", "uploader_for"]
+
+
+@dataclass(frozen=True)
+class UploadItem:
+    """The bytes of one media block, ready to send."""
+
+    data: bytes
+    mime_type: str
+    filename: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    """A file reference (file id, file URI or ``s3://`` URI) and when it expires, if it does."""
+
+    reference: str
+    expires_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and how to upload, as the caller of `mb.upload` chose."""
+
+    bucket: str | None = None
+    prefix: str = ""
+    wait: float = 300.0
+
+
+UPLOADERS: dict[str, str] = {
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "bedrock": "s3",
+}
+"""Canonical provider name -> the uploader module for its file store."""
+
+
+def uploader_for(provider: str) -> tuple[str, ModuleType]:
+    """``(canonical provider, uploader module)``; a provider without a file store raises."""
+    name = canonical_provider(provider)
+    module_name = UPLOADERS.get(name)
+    if module_name is None:
+        known = ", ".join(sorted(UPLOADERS))
+        raise InvalidOptionError(
+            f"mb.upload: {name} has no file store mediablocks uploads to (known: {known}); "
+            "send its media inline"
+        )
+    return name, importlib.import_module(f"{__name__}.{module_name}")
+
+
+def key_hash(secret: Any) -> str:
+    """A short one-way hash of an API key, so accounts differ in cache keys without storing it."""
+    text = secret if isinstance(secret, str) else repr(secret)
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]

@@ -1,0 +1,40 @@
+"""Anthropic Files (beta): ``client.beta.files.upload(file=...)`` -> ``file_...`` id.
+
+Messages that refer to file ids need the ``files-api-2025-04-14`` beta on the call
+(``client.beta.messages.create(..., betas=["files-api-2025-04-14"])``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import Target, Uploaded, UploadItem, key_hash
+
+STORE = "anthropic"
+_IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+_DOCUMENTS = frozenset({"application/pdf", "text/plain"})
+BETA = "files-api-2025-04-14"
+
+
+def accepts(provider: str, kind: str, mime: str) -> bool:
+    """Images Anthropic reads, and PDF or plain-text documents."""
+    return (kind == "image" and mime in _IMAGES) or (kind == "file" and mime in _DOCUMENTS)
+
+
+def account(client: Any, target: Target) -> str:
+    secret = getattr(client, "api_key", None) or getattr(client, "auth_token", None) or ""
+    return f"{getattr(client, 'base_url', '')}|{key_hash(secret)}"
+
+
+def _file(item: UploadItem) -> tuple[str, bytes, str]:
+    return (item.filename, item.data, item.mime_type)
+
+
+def send(client: Any, item: UploadItem, target: Target) -> Uploaded:
+    created = client.beta.files.upload(file=_file(item), betas=[BETA])
+    return Uploaded(str(created.id))
+
+
+async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
+    created = await client.beta.files.upload(file=_file(item), betas=[BETA])
+    return Uploaded(str(created.id))

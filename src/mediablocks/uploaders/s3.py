@@ -1,0 +1,47 @@
+"""S3 for Bedrock: ``client.put_object(...)`` on a boto3/botocore S3 client -> ``s3://`` URI.
+
+The object key is ``<prefix><sha256><extension>``, so the same bytes land on the same key.
+boto3 has no async API: `asend` runs the call in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+from typing import Any
+
+from ..errors import InvalidOptionError
+from . import Target, Uploaded, UploadItem
+
+STORE = "s3"
+
+
+def accepts(provider: str, kind: str, mime: str) -> bool:
+    """Every media kind: Bedrock reads images, documents, video and audio from S3."""
+    return True
+
+
+def account(client: Any, target: Target) -> str:
+    endpoint = getattr(getattr(client, "meta", None), "endpoint_url", "")
+    return f"{endpoint}|{_bucket(target)}|{target.prefix}"
+
+
+def _bucket(target: Target) -> str:
+    if not target.bucket:
+        raise InvalidOptionError("mb.upload to bedrock needs bucket='...' (and optionally prefix)")
+    return target.bucket
+
+
+def _key(item: UploadItem, target: Target) -> str:
+    extension = mimetypes.guess_extension(item.mime_type) or ""
+    return f"{target.prefix}{item.sha256}{extension}"
+
+
+def send(client: Any, item: UploadItem, target: Target) -> Uploaded:
+    bucket, key = _bucket(target), _key(item, target)
+    client.put_object(Bucket=bucket, Key=key, Body=item.data, ContentType=item.mime_type)
+    return Uploaded(f"s3://{bucket}/{key}")
+
+
+async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
+    return await asyncio.to_thread(send, client, item, target)

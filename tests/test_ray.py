@@ -1,0 +1,151 @@
+"""mediablocks.ray: pure batch functions, and the whole pipeline on a local Ray instance."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from mediablocks.ray import batch_file_datasink, encode_batch, request_id
+
+from .conftest import make_png, make_wav
+
+FIELDS = {"model": "claude-sonnet-4-5", "max_tokens": 100}
+
+
+def _bmp(size: tuple[int, int]) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, "orange").save(buffer, "BMP")
+    return buffer.getvalue()
+
+
+def test_encode_batch_turns_files_into_batch_lines() -> None:
+    np = pytest.importorskip("numpy")
+    png, bmp = make_png(), _bmp((40, 30))
+    batch = {
+        "bytes": np.array([png, bmp, make_wav()], dtype=object),
+        "path": np.array(["/data/a.png", "/data/b.bmp", "/data/c.wav"]),
+    }
+    out = encode_batch(batch, provider="anthropic", prompt="Describe.", fields=FIELDS)
+    assert out["id"] == ["data_a_png", "data_b_bmp", "data_c_wav"]
+    assert out["input_bytes"] == [len(png), len(bmp), len(make_wav())]
+    first = json.loads(out["line"][0])
+    assert first["custom_id"] == "data_a_png"
+    content = first["params"]["messages"][0]["content"]
+    assert content[0] == {"type": "text", "text": "Describe."}
+    assert base64.b64decode(content[1]["source"]["data"]) == png
+    converted = json.loads(out["line"][1])["params"]["messages"][0]["content"][1]["source"]
+    assert converted["media_type"] != "image/bmp"  # prepare converted what Anthropic refuses
+    assert out["line"][2] is None
+    assert "audio" in out["error"][2]
+    assert out["error"][:2] == [None, None]
+
+
+def test_without_prepare_an_unsupported_file_is_a_row_error() -> None:
+    out = encode_batch(
+        {"bytes": [_bmp((8, 8))]}, provider="anthropic", fields=FIELDS, prepare=False
+    )
+    assert out["line"] == [None]
+    assert "UnsupportedBlockError" in out["error"][0]
+    assert len(out["id"][0]) == 32  # no path: an id from the bytes
+
+
+def test_paths_only_are_read_by_the_worker(tmp_path: Path) -> None:
+    (tmp_path / "x.png").write_bytes(make_png())
+    batch = {"path": [str(tmp_path / "x.png"), str(tmp_path / "missing.png")]}
+    out = encode_batch(batch, provider="gemini")
+    line = json.loads(out["line"][0])
+    assert set(line) == {"key", "request"}
+    assert out["error"][0] is None
+    assert "OSError" in out["error"][1] or "FileNotFoundError" in out["error"][1]
+
+
+def test_the_function_and_its_arguments_pickle() -> None:
+    from functools import partial
+
+    fn = pickle.loads(pickle.dumps(partial(encode_batch, provider="openai", fields={"model": "m"})))
+    out = fn({"bytes": [make_png()], "path": ["p.png"]})
+    assert json.loads(out["line"][0])["url"] == "/v1/chat/completions"
+
+
+def test_request_ids_fit_every_provider() -> None:
+    long = "/" + "/".join(["folder"] * 20) + "/photo 1.jpg"
+    rid = request_id(long, b"")
+    assert len(rid) <= 64
+    assert rid.endswith(request_id(long, b"")[-16:])
+    assert all(c.isalnum() or c in "_-" for c in rid)
+    assert request_id("/a/photo 1.jpg", b"") == "a_photo_1_jpg"
+    assert request_id(None, b"abc") != request_id(None, b"abd")
+
+
+# -- on a local Ray instance ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[Any]:
+    ray = pytest.importorskip("ray")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        ignore_reinit_error=True,
+    )
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_the_pipeline_runs_on_ray(ray_local: Any, tmp_path: Path) -> None:
+    ray = ray_local
+    folder = tmp_path / "in"
+    folder.mkdir()
+    images = {f"img{n}.png": make_png((16 + n, 12), color=(n * 40, 0, 0)) for n in range(4)}
+    for name, data in images.items():
+        (folder / name).write_bytes(data)
+    (folder / "voice.wav").write_bytes(make_wav())  # Anthropic takes no audio: a row error
+
+    ds = ray.data.read_binary_files(str(folder), include_paths=True)
+    encoded = ds.map_batches(
+        encode_batch,
+        fn_kwargs={"provider": "anthropic", "prompt": "Describe.", "fields": FIELDS},
+        batch_size=2,
+    ).materialize()  # run once, write twice
+    encoded.write_json(str(tmp_path / "rows"))
+    encoded.write_datasink(batch_file_datasink(str(tmp_path / "batch")))
+
+    rows = [
+        json.loads(line)
+        for path in sorted((tmp_path / "rows").glob("*.json"))
+        for line in path.read_text().splitlines()
+    ]
+    assert len(rows) == 5
+    bad = [row for row in rows if row["error"]]
+    assert len(bad) == 1
+    assert "voice_wav" in bad[0]["id"]
+    assert "audio" in bad[0]["error"]
+
+    lines = [
+        json.loads(line)
+        for path in sorted((tmp_path / "batch").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
+    assert len(lines) == 4
+    got = {
+        line["custom_id"]: base64.b64decode(
+            line["params"]["messages"][0]["content"][1]["source"]["data"]
+        )
+        for line in lines
+    }
+    for name, data in images.items():
+        (rid,) = [rid for rid in got if name.replace(".", "_") in rid]
+        assert got[rid] == data

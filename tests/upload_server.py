@@ -1,0 +1,211 @@
+"""A real HTTP server on 127.0.0.1 that speaks the upload endpoints the SDKs call.
+
+- OpenAI ``POST /v1/files`` and Anthropic ``POST /v1/files`` (multipart form, told apart by the
+  ``anthropic-version`` header the Anthropic SDK always sends);
+- Gemini's resumable protocol: ``POST /upload/v1beta/files`` (or ``v1``) (start, answers with an
+  ``X-Goog-Upload-URL``), then ``POST`` of the bytes to that URL (``upload, finalize``), and
+  ``GET /v1beta/files/<name>`` for the state;
+- S3 ``PUT /<bucket>/<key>`` (path-style, as botocore sends to a custom endpoint).
+
+Every request is recorded in ``server.received`` as ``(api, bytes, info)``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class UploadServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.received: list[tuple[str, bytes, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        self.fail_next = 0
+        self.processing_polls = 0  # Gemini: answer PROCESSING this many times before ACTIVE
+        self.sessions: dict[str, dict[str, Any]] = {}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def apis(self) -> list[str]:
+        return [api for api, _, _ in self.received]
+
+
+def _multipart(content_type: str, body: bytes) -> dict[str, tuple[bytes, dict[str, str]]]:
+    """Form fields -> (bytes, {"filename", "content_type"})."""
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    message = BytesParser(policy=HTTP).parsebytes(head + body)
+    fields: dict[str, tuple[bytes, dict[str, str]]] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        info = {
+            "filename": part.get_filename() or "",
+            "content_type": part.get_content_type(),
+        }
+        fields[str(name)] = (payload if isinstance(payload, bytes) else b"", info)
+    return fields
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: UploadServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, item in (headers or {}).items():
+            self.send_header(key, item)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _record(self, api: str, data: bytes, info: dict[str, Any]) -> int:
+        with self.server.lock:
+            self.server.received.append((api, data, info))
+            return len(self.server.received)
+
+    def _failing(self) -> bool:
+        with self.server.lock:
+            if self.server.fail_next > 0:
+                self.server.fail_next -= 1
+                return True
+        return False
+
+    def do_POST(self) -> None:
+        body = self._body()
+        path = self.path.split("?", 1)[0]
+        if path == "/v1/files":
+            self._files(body)
+        elif path in ("/upload/v1beta/files", "/upload/v1/files"):
+            session = f"s{len(self.server.sessions) + 1}"
+            meta = dict(json.loads(body or b"{}").get("file", {}))
+            meta["mimeType"] = self.headers.get("X-Goog-Upload-Header-Content-Type")
+            self.server.sessions[session] = meta
+            self._json(200, {}, {"X-Goog-Upload-URL": f"{self.server.url}/upload/go/{session}"})
+        elif path.startswith("/upload/go/"):
+            self._gemini_bytes(path.rsplit("/", 1)[-1], body)
+        else:
+            self._json(404, {"error": {"message": f"no route {path}"}})
+
+    def _files(self, body: bytes) -> None:
+        anthropic = "anthropic-version" in self.headers
+        if self._failing():
+            error = {"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}
+            self._json(400, error if anthropic else {"error": {"message": "bad file"}})
+            return
+        fields = _multipart(self.headers["Content-Type"], body)
+        data, info = fields["file"]
+        info["beta"] = self.headers.get("anthropic-beta", "")
+        if not anthropic:
+            info["purpose"] = fields["purpose"][0].decode()
+        number = self._record("anthropic" if anthropic else "openai", data, info)
+        if anthropic:
+            self._json(
+                200,
+                {
+                    "id": f"file_{number:04d}",
+                    "type": "file",
+                    "filename": info["filename"],
+                    "mime_type": info["content_type"],
+                    "size_bytes": len(data),
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "downloadable": False,
+                },
+            )
+        else:
+            self._json(
+                200,
+                {
+                    "id": f"file-{number:04d}",
+                    "object": "file",
+                    "bytes": len(data),
+                    "created_at": 1767225600,
+                    "filename": info["filename"],
+                    "purpose": info["purpose"],
+                    "status": "processed",
+                },
+            )
+
+    def _gemini_file(self, name: str, state: str) -> dict[str, Any]:
+        meta = self.server.sessions.get(name, {})
+        return {
+            "name": f"files/{name}",
+            "uri": f"https://generativelanguage.googleapis.com/v1beta/files/{name}",
+            "mimeType": meta.get("mimeType", "application/octet-stream"),
+            "displayName": meta.get("displayName", ""),
+            "state": state,
+            "expirationTime": "2099-01-01T00:00:00Z",
+        }
+
+    def _gemini_bytes(self, session: str, body: bytes) -> None:
+        command = self.headers.get("X-Goog-Upload-Command", "")
+        info = {
+            "command": command,
+            "offset": self.headers.get("X-Goog-Upload-Offset"),
+            **self.server.sessions.get(session, {}),
+        }
+        self._record("gemini", body, info)
+        state = "PROCESSING" if self.server.processing_polls else "ACTIVE"
+        file = self._gemini_file(session, state)
+        self._json(200, {"file": file}, {"x-goog-upload-status": "final"})
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path.startswith(("/v1beta/files/", "/v1/files/")):
+            name = path.rsplit("/", 1)[-1]
+            with self.server.lock:
+                waiting = self.server.processing_polls > 0
+                if waiting:
+                    self.server.processing_polls -= 1
+            self._record("gemini-get", b"", {"name": name})
+            still = waiting and self.server.processing_polls > 0
+            self._json(200, self._gemini_file(name, "PROCESSING" if still else "ACTIVE"))
+        else:
+            self._json(404, {"error": {"message": f"no route {path}"}})
+
+    def do_PUT(self) -> None:
+        body = self._body()
+        if self._failing():
+            data = b"<Error><Code>AccessDenied</Code><Message>denied</Message></Error>"
+            self.send_response(403)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        bucket, _, key = self.path.lstrip("/").split("?", 1)[0].partition("/")
+        info = {"bucket": bucket, "key": key, "content_type": self.headers.get("Content-Type")}
+        self._record("s3", body, info)
+        self.send_response(200)
+        self.send_header("ETag", '"0123456789abcdef"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@contextmanager
+def running() -> Iterator[UploadServer]:
+    server = UploadServer()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
