@@ -249,3 +249,9 @@ def test_the_wall_time_budget_and_bad_budgets_are_refused() -> None:
         prepare([UserMessage(content=[video])], "anthropic", max_frames=0)
     with pytest.raises(InvalidOptionError, match="frame_interval"):
         prepare([UserMessage(content=[video])], "anthropic", frame_interval=-1.0)
+
+
+def test_a_video_url_not_read_says_how_to_get_frames() -> None:
+    video = VideoBlock.from_url("https://example.com/clip.mp4")
+    with pytest.raises(DoesNotFitError, match="read_urls=True lets prepare fetch it"):
+        prepare([UserMessage(content=[video])], "anthropic")

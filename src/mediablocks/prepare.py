@@ -479,7 +479,16 @@ class _Preparation:
         kind = _kind(block)
         if not self.readable(block):
             if not self.limits.types_for(kind):
-                self.problems.append(f"{slot.where}: {self.limits.provider} takes no {kind} input")
+                hint = _needed(kind)
+                if (
+                    kind == "video"
+                    and self.limits.image_types
+                    and isinstance(block.source, URLSource)
+                ):
+                    hint = " (read_urls=True lets prepare fetch it and send frames)"
+                self.problems.append(
+                    f"{slot.where}: {self.limits.provider} takes no {kind} input{hint}"
+                )
             return
         try:
             data = block.read(self.options.policy)
