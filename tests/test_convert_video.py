@@ -256,6 +256,10 @@ def test_the_wall_time_budget_and_bad_budgets_are_refused() -> None:
         prepare([UserMessage(content=[video])], "anthropic", max_frames=0)
     with pytest.raises(InvalidOptionError, match="frame_interval"):
         prepare([UserMessage(content=[video])], "anthropic", frame_interval=-1.0)
+    with pytest.raises(InvalidOptionError, match="max_frames"):
+        prepare([UserMessage(content=[video])], "anthropic", max_frames=2.5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidOptionError, match="time_budget"):
+        prepare([UserMessage(content=[video])], "anthropic", time_budget="1")  # type: ignore[arg-type]
 
 
 def test_a_video_url_not_read_says_how_to_get_frames() -> None:
