@@ -319,7 +319,7 @@ def test_a_cancelled_leader_hands_the_read_to_a_waiter(
 
 def test_a_path_is_opened_once_by_sixteen_threads(tmp_path: Path) -> None:
     data = make_png((300, 300)) + os.urandom(4 * 1024 * 1024)
-    path = tmp_path / "shared.png"
+    path = tmp_path / "one-file.png"
     path.write_bytes(data)
     opened: list[str] = []
     watching = True
