@@ -228,6 +228,7 @@ def prepare_block(
     Request totals (image count, pages, seconds across blocks) are not checked here. Raises
     `DoesNotFitError` (with one problem) or `ImageBombError`.
     """
+    check_size("prepare_block", "image_count", image_count)
     limits = limits_for(provider, model)
     options = PrepareOptions(
         optimal_size=optimal_size,
