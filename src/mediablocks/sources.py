@@ -43,7 +43,7 @@ class _BaseSource(BaseModel):
     _data_uri: str | None = PrivateAttr(default=None)
     _hint: str | None = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-    _loader: Loader = PrivateAttr(default_factory=Loader)
+    _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
 
     def __eq__(self, other: object) -> bool:
         # Fields only: the read cache and lock are not part of a source's identity.
@@ -96,14 +96,23 @@ class _BaseSource(BaseModel):
 
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         """The whole media as bytes, resolved once and cached; concurrent calls share one read."""
-        return self._loader.load(lambda: self._data, lambda: self._load(policy), self._store)
+        return self._flights().load(lambda: self._data, lambda: self._load(policy), self._store)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
         """`read` for asyncio code; only URL sources do real async I/O. Concurrent calls (async or
         from threads) share one read."""
-        return await self._loader.aload(
+        return await self._flights().aload(
             lambda: self._data, lambda: self._aload(policy), self._store
         )
+
+    def _flights(self) -> Loader:
+        loader = self._loader
+        if loader is None:
+            with self._lock:
+                if self._loader is None:
+                    self._loader = Loader()
+                loader = self._loader
+        return loader
 
     def _load(self, policy: FetchPolicy | None) -> bytes:
         """Read the bytes from where they live (no caching: `read` does that)."""
