@@ -11,14 +11,13 @@ read yet. A file is read only if it is a regular file of at most ``FetchPolicy.m
 from __future__ import annotations
 
 import os
-import threading
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from ._checks import check_size
 from ._files import read_capped, read_window
-from ._flight import Loader
+from ._flight import FreshLock, Loader
 from .datauri import b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
@@ -42,7 +41,7 @@ class _BaseSource(BaseModel):
     _base64: str | None = PrivateAttr(default=None)
     _data_uri: str | None = PrivateAttr(default=None)
     _hint: str | None = PrivateAttr(default=None)
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _lock: FreshLock = PrivateAttr(default_factory=FreshLock)
     _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
 
     def __eq__(self, other: object) -> bool:
