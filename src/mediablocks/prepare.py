@@ -330,6 +330,7 @@ def prepare_block(
     also `DoesNotFitError` when the block would become several (video frames, audio chunks):
     `prepare` splices those in.
     """
+    check_size("prepare_block", "image_count", image_count)
     limits = limits_for(provider, model)
     options = PrepareOptions(
         optimal_size=optimal_size,
