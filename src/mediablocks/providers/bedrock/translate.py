@@ -55,6 +55,7 @@ from .._common import (
     is_own_thinking,
     object_args,
     results_first,
+    strict_b64decode,
     tool_args,
     tool_results,
     unsupported,
@@ -301,7 +302,7 @@ class _Encoder:
     def _blob(self, base64_text: str) -> bytes | str:
         """Stored base64 as the target wants it: bytes for boto3, the text itself for JSON."""
         if self.options.target == "sdk":
-            return b64decode(base64_text, what="stored Bedrock bytes")
+            return strict_b64decode(base64_text, "stored Bedrock bytes")
         return base64_text
 
     def _raw(self, block: RawBlock, index: int, position: int) -> dict[str, Any]:
@@ -706,8 +707,10 @@ def _thinking_from_bedrock(body: dict[str, Any], where: str) -> ThinkingBlock | 
     if isinstance(redacted, (bytes, bytearray)):
         return ThinkingBlock(redacted=True, redacted_data=b64encode(redacted), provider=PROVIDER)
     if isinstance(redacted, str):
-        b64decode(redacted, what=f"{where}: redactedContent")  # checked, kept as sent
+        strict_b64decode(redacted, f"{where}: redactedContent")  # checked, kept as sent
         return ThinkingBlock(redacted=True, redacted_data=redacted, provider=PROVIDER)
+    if redacted is not None:
+        raise DecodeError(f"{where}: redactedContent is neither bytes nor base64 text")
     return None
 
 
