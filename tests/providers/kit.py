@@ -82,6 +82,44 @@ def payload_seeds(provider: str) -> list[Any]:
     return [request_seed(provider), response_seed(provider)]
 
 
+def _sdk_check(provider: str) -> Callable[[dict[str, Any]], None]:
+    """The provider test module's own validation against the official SDK's types."""
+    if provider == "anthropic":
+        from tests.providers.test_anthropic import check_request
+
+        return check_request
+    if provider == "bedrock":
+        from tests.providers.test_bedrock import check_request as check_bedrock
+
+        return check_bedrock
+    if provider == "gemini":
+        from tests.providers.test_gemini import check_sdk
+
+        return check_sdk
+    if provider == "openai-responses":
+        from tests.providers.test_openai_responses import check_items
+
+        return lambda fields: check_items(fields["input"])
+    if provider == "openai-chat":
+        from tests.providers.test_openai_chat import check_messages as check_chat
+
+        return lambda fields: check_chat(fields["messages"])
+    if provider == "mistral":
+        from tests.providers.test_mistral import check_messages as check_mistral
+
+        return lambda fields: check_mistral(fields["messages"])
+    from tests.providers.test_ollama import check_messages as check_ollama
+
+    return lambda fields: check_ollama(fields["messages"])
+
+
+def assert_sdk_types(provider: str, history: list[mb.Message]) -> dict[str, Any]:
+    """``encode(history)`` validates against ``provider``'s official SDK types; returns it."""
+    fields = mb.encode(history, provider)
+    _sdk_check(provider)(fields)
+    return fields
+
+
 def assert_round_trip(provider: str, history: list[mb.Message], target: str = "json") -> None:
     """Encoding then decoding gives the same texts and tool calls back."""
     encoded = mb.encode(history, provider, target=target)  # type: ignore[arg-type]
@@ -250,6 +288,7 @@ __all__ = [
     "STREAMS",
     "assert_fold_equals_whole",
     "assert_round_trip",
+    "assert_sdk_types",
     "decode_target",
     "fold_target",
     "mutate_events",
