@@ -16,6 +16,7 @@ from typing import Any, Literal, TextIO
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from ._checks import check_count
+from ._depth import check_depth
 from .blocks import (
     Block,
     RawBlock,
@@ -86,7 +87,10 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
     kept verbatim as ``RawBlock(provider="unknown", data=...)`` instead of failing the message.
     """
     if not isinstance(data, dict):
-        return data
+        if isinstance(data, BaseModel) and isinstance(getattr(data, "role", None), str):
+            return data
+        raise DecodeError(f"a message is a dict or a Message, not a {type(data).__name__}")
+    check_depth(data, "message")
     content = data.get("content")
     if isinstance(content, list):
         data = {**data, "content": parse_blocks(content, unknown="raw")}
@@ -101,6 +105,10 @@ def normalize_messages(messages: Sequence[Message | dict[str, Any]]) -> list[Fla
 
     Messages may also be dicts in mediablocks' JSON form (see `parse_message`).
     """
+    if isinstance(messages, (str, bytes, dict, BaseModel)) or not isinstance(messages, Iterable):
+        raise DecodeError(
+            f"normalize_messages takes a list of messages, not a {type(messages).__name__}"
+        )
     items: list[FlatItem] = []
     for given in messages:
         message = parse_message(given)

@@ -12,7 +12,6 @@ Roles accept common aliases when parsing: ``human`` is ``user``; ``ai``, ``model
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
@@ -31,6 +30,7 @@ from pydantic import (
 )
 
 from ._checks import check_count
+from ._depth import check_depth, loads
 from .blocks import (
     Block,
     ContentBlock,
@@ -424,10 +424,9 @@ def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Messag
     """
     document: Any = data
     if isinstance(data, (str, bytes)):
-        try:
-            document = json.loads(data)
-        except ValueError as exc:
-            raise DecodeError(f"message history is not valid JSON: {exc}") from None
+        document = loads(data, "message history")
+    else:
+        check_depth(document, "message history")
     if isinstance(document, dict):
         if document.get("format") != _FORMAT_NAME:
             raise DecodeError(

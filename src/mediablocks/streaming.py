@@ -25,14 +25,25 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ._depth import check_depth
 from .blocks import ContentBlock, ToolCallBlock, ToolResultBlock
-from .errors import DecodeError, ToolResultMismatchError
+from .errors import DecodeError, MediaBlocksError, ToolResultMismatchError
 from .messages import AssistantMessage, Message, ToolMessage
-from .providers._common import as_dict
+from .providers._common import as_dict, malformed_field
 from .providers._options import canonical_provider
 from .providers.registry import provider_entry
 
 __all__ = ["StreamAccumulator", "afrom_stream", "from_stream", "tool_result_turn"]
+
+_MALFORMED = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
+"""What a fold raises on events of the wrong shape; turned into `DecodeError` at the boundary."""
+
+
+def _kind(event: dict[str, Any]) -> str:
+    kind = event.get("type")
+    if isinstance(kind, str):
+        return repr(kind[:60])
+    return "keys " + ", ".join(sorted(str(key)[:40] for key in list(event)[:5]))
 
 
 class StreamAccumulator:
@@ -48,20 +59,40 @@ class StreamAccumulator:
         self.events = 0
 
     def add(self, event: Any) -> None:
-        """Take one event (a dict or an SDK event object)."""
+        """Take one event (a dict or an SDK event object).
+
+        An event that is not one this provider sends, or has fields of the wrong JSON type, or nests
+        past `MAX_DEPTH`, raises `DecodeError` naming the event; the events before it stay folded.
+        """
+        number = self.events + 1
         data = as_dict(event)
         if not isinstance(data, dict):
             raise DecodeError(
-                f"{self.provider} stream event #{self.events + 1} is a "
+                f"{self.provider} stream event #{number} is a "
                 f"{type(event).__name__}, not an event object"
             )
-        self._folder.add(data)
+        check_depth(data, f"{self.provider} stream event #{number}")
+        try:
+            self._folder.add(data)
+        except MediaBlocksError as exc:
+            raise DecodeError(f"{self.provider} stream event #{number}: {exc}") from None
+        except _MALFORMED as exc:
+            raise DecodeError(
+                f"{self.provider} stream event #{number} ({_kind(data)}) is malformed: "
+                f"{malformed_field(data)} ({type(exc).__name__}: {exc})"
+            ) from None
         self.events += 1
 
     def response(self) -> dict[str, Any]:
         """The events so far as the provider's own complete response (what `message` decodes)."""
-        self._folder.pieces.apply()
-        return self._folder.response()
+        try:
+            self._folder.pieces.apply()
+            return self._folder.response()
+        except _MALFORMED as exc:
+            raise DecodeError(
+                f"{self.provider} stream: the events so far do not make a response "
+                f"({type(exc).__name__}: {exc})"
+            ) from None
 
     def message(self) -> AssistantMessage:
         """The reply so far, as one assistant message."""
@@ -71,7 +102,14 @@ class StreamAccumulator:
         assistant = next((m for m in decoded if isinstance(m, AssistantMessage)), None)
         if assistant is None:
             assistant = AssistantMessage(provider=self.provider)
-        assistant = _flag_invalid_arguments(assistant, self._folder.invalid_call_ids())
+        try:
+            invalid = self._folder.invalid_call_ids()
+        except _MALFORMED as exc:
+            raise DecodeError(
+                f"{self.provider} stream: tool call arguments cannot be read "
+                f"({type(exc).__name__}: {exc})"
+            ) from None
+        assistant = _flag_invalid_arguments(assistant, invalid)
         if self._folder.error is not None:
             metadata = {**assistant.metadata, "stream_error": self._folder.error}
             assistant = assistant.model_copy(update={"metadata": metadata})

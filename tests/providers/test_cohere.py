@@ -186,50 +186,54 @@ def test_the_sdk_sends_what_encode_built_to_a_local_server() -> None:
     assert decoded.content == [mb.TextBlock(text="A red square.")]
 
 
-def test_a_stream_folds_into_the_same_reply_as_the_response() -> None:
-    events: list[dict[str, Any]] = [
-        {"type": "message-start", "id": "r9", "delta": {"message": {"role": "assistant"}}},
-        {
-            "type": "content-start",
-            "index": 0,
-            "delta": {"message": {"content": {"type": "text", "text": ""}}},
-        },
-        {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "Hel"}}}},
-        {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "lo"}}}},
-        {"type": "content-end", "index": 0},
-        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "Look it up."}}},
-        {
-            "type": "tool-call-start",
-            "index": 0,
-            "delta": {
-                "message": {
-                    "tool_calls": {
-                        "id": "tc_9",
-                        "type": "function",
-                        "function": {"name": "weather", "arguments": ""},
-                    }
+COHERE_STREAM: list[dict[str, Any]] = [
+    {"type": "message-start", "id": "r9", "delta": {"message": {"role": "assistant"}}},
+    {
+        "type": "content-start",
+        "index": 0,
+        "delta": {"message": {"content": {"type": "text", "text": ""}}},
+    },
+    {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "Hel"}}}},
+    {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "lo"}}}},
+    {"type": "content-end", "index": 0},
+    {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "Look it up."}}},
+    {
+        "type": "tool-call-start",
+        "index": 0,
+        "delta": {
+            "message": {
+                "tool_calls": {
+                    "id": "tc_9",
+                    "type": "function",
+                    "function": {"name": "weather", "arguments": ""},
                 }
-            },
+            }
         },
-        {
-            "type": "tool-call-delta",
-            "index": 0,
-            "delta": {"message": {"tool_calls": {"function": {"arguments": '{"city":'}}}},
+    },
+    {
+        "type": "tool-call-delta",
+        "index": 0,
+        "delta": {"message": {"tool_calls": {"function": {"arguments": '{"city":'}}}},
+    },
+    {
+        "type": "tool-call-delta",
+        "index": 0,
+        "delta": {"message": {"tool_calls": {"function": {"arguments": '"Rome"}'}}}},
+    },
+    {"type": "tool-call-end", "index": 0},
+    {
+        "type": "message-end",
+        "delta": {
+            "finish_reason": "TOOL_CALL",
+            "usage": {"tokens": {"input_tokens": 5.0, "output_tokens": 4.0}},
         },
-        {
-            "type": "tool-call-delta",
-            "index": 0,
-            "delta": {"message": {"tool_calls": {"function": {"arguments": '"Rome"}'}}}},
-        },
-        {"type": "tool-call-end", "index": 0},
-        {
-            "type": "message-end",
-            "delta": {
-                "finish_reason": "TOOL_CALL",
-                "usage": {"tokens": {"input_tokens": 5.0, "output_tokens": 4.0}},
-            },
-        },
-    ]
+    },
+]
+"""A real ``chat_stream`` event sequence: text, a tool plan and a streamed tool call."""
+
+
+def test_a_stream_folds_into_the_same_reply_as_the_response() -> None:
+    events = COHERE_STREAM
     for event in events:  # each event is one the SDK itself would yield
         type_adapter(V2ChatStreamResponse).validate_python(event)
     folder = CohereFolder()

@@ -17,10 +17,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..blocks import summarize_validation_error
-from ..errors import DecodeError, UnknownProviderError
+from .._depth import check_depth, loads
+from ..blocks import RawBlock, ToolCallBlock, summarize_validation_error
+from ..errors import (
+    DecodeError,
+    MediaBlocksError,
+    UnknownProviderError,
+    UnsupportedBlockError,
+)
 from ..messages import Message
 from ..policy import FetchPolicy
+from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
 from ._options import (
     ALIASES,
@@ -125,8 +132,25 @@ def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
             raise DecodeError(
                 f"message {index} is a {type(item).__name__}, not a mediablocks message"
             )
+        _check_tool_args(index, item)
         out.append(item)
     return out
+
+
+def _check_tool_args(index: int, message: Message) -> None:
+    """Tool-call arguments must be JSON (every provider sends them as JSON): checked up front so a
+    non-JSON value raises `UnsupportedBlockError` naming the call, never a raw `TypeError`."""
+    for position, block in enumerate(getattr(message, "content", ())):
+        if not isinstance(block, ToolCallBlock) or block.raw_args is not None:
+            continue
+        try:
+            json.dumps(block.args)
+        except (TypeError, ValueError, RecursionError) as exc:
+            problem = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+            raise UnsupportedBlockError(
+                f"message {index}, block {position}: tool call {block.name!r} ({block.id}) has "
+                f"arguments that are not JSON ({problem})"
+            ) from None
 
 
 def encode(
@@ -162,16 +186,56 @@ def decode(payload: Any, provider: str) -> list[Message]:
 
     ``payload`` may be a dict or list, an SDK object (``ChatCompletion``, ``anthropic.types.
     Message``...) or JSON text/bytes. Content mediablocks does not model becomes `RawBlock`.
+    Whatever the payload, only `DecodeError` (or another `MediaBlocksError`) comes out: a field of
+    the wrong JSON type is named by its path, nesting past `MAX_DEPTH` levels is refused, and a
+    payload that carries nothing of ``provider``'s format but another's says which it looks like.
     """
-    _, decoder = translator(provider)
+    entry = provider_entry(provider)
+    _, decoder = translator(entry.name)
     if isinstance(payload, (str, bytes, bytearray, memoryview)):
-        try:
-            payload = json.loads(bytes(payload) if not isinstance(payload, str) else payload)
-        except ValueError as exc:
-            raise DecodeError(
-                f"{canonical_provider(provider)} payload is not JSON: {exc}"
-            ) from None
-    return decoder(payload)
+        text = payload if isinstance(payload, str) else bytes(payload)
+        payload = loads(text, f"{entry.name} payload", "is not JSON")
+    else:
+        check_depth(payload, f"{entry.name} payload")
+    if isinstance(payload, (dict, list)):
+        wrong = wrong_typed_field(payload)
+        if wrong is not None:
+            raise DecodeError(f"{entry.name} payload: {wrong}")
+    try:
+        messages = decoder(payload)
+    except MediaBlocksError as exc:
+        _raise_if_foreign(entry.name, payload, str(exc))
+        raise
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError) as exc:
+        _raise_if_foreign(entry.name, payload, f"{type(exc).__name__}: {exc}")
+        raise DecodeError(
+            f"{entry.name} payload is malformed: {malformed_field(payload)}"
+            f" ({type(exc).__name__}: {exc})"
+        ) from None
+    if _nothing_recognised(messages, payload):
+        _raise_if_foreign(entry.name, payload, "nothing in it was recognised")
+    return messages
+
+
+def _nothing_recognised(messages: list[Message], payload: Any) -> bool:
+    """True when a payload with content decoded to raw blocks only (or to nothing)."""
+    blocks = [block for message in messages for block in message.content]
+    if not blocks:
+        return bool(payload)
+    return all(isinstance(block, RawBlock) for block in blocks)
+
+
+def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:
+    """`DecodeError` naming the format ``payload`` looks like, when it is not ``name``'s."""
+    plain = as_dict(payload)
+    if provider_entry(name).sniff(plain):
+        return
+    others = [entry.name for entry in REGISTRY if entry.name != name and entry.sniff(plain)]
+    if others:
+        raise DecodeError(
+            f"this payload does not look like {name}'s format ({problem}); it looks like "
+            f"{' or '.join(others)}: decode it with that provider name"
+        )
 
 
 def encode_json(

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..datauri import is_data_uri
+from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..media import MediaBlock
 from ..messages import (
@@ -379,3 +379,91 @@ def as_dict(payload: Any) -> Any:
     if callable(to_dict):
         return to_dict()
     return payload
+
+
+_FREE_FORM = frozenset(
+    {
+        "input",
+        "args",
+        "arguments",
+        "parameters",
+        "input_schema",
+        "schema",
+        "provider_data",
+        "json",
+        "tools",
+        "tool_choice",
+        "toolConfig",
+        "tool_config",
+        "response_format",
+        "text",
+        "format",
+        "generationConfig",
+        "generation_config",
+        "config",
+        "metadata",
+        "structuredContent",
+        "structured_content",
+    }
+)
+"""Keys whose values are the caller's own JSON or request settings (tool arguments, schemas,
+response formats): any shape is valid there, so the type check does not look inside."""
+_TYPED_KEYS = ("type", "role")
+_DIAGNOSIS_BUDGET = 100_000
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return f"a {type(value).__name__}"
+
+
+def malformed_field(payload: Any) -> str:
+    """`wrong_typed_field`, or a general sentence when it finds none."""
+    return wrong_typed_field(payload) or "a field has a JSON type the format does not allow"
+
+
+def wrong_typed_field(payload: Any) -> str | None:
+    """Where a payload has a ``type`` or ``role`` that is not a string (a list, an object...).
+
+    Breadth-first, over at most a bounded number of values, skipping the caller's own JSON (tool
+    arguments, schemas); the answer reads ``messages[3].content[0].type is a list, not a string``,
+    or None when every one is a string.
+    """
+    queue: list[tuple[Any, str]] = [(as_dict(payload), "")]
+    for node, path in queue:
+        if len(queue) > _DIAGNOSIS_BUDGET:
+            break
+        if isinstance(node, dict):
+            for key in _TYPED_KEYS:
+                value = node.get(key)
+                if key in node and value is not None and not isinstance(value, str):
+                    where = f"{path}.{key}" if path else key
+                    return f"{where} is {_json_type(value)}, not a string"
+            for key, value in node.items():
+                if key not in _FREE_FORM and isinstance(value, (dict, list)):
+                    queue.append((value, f"{path}.{key}" if path else str(key)))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                if isinstance(value, (dict, list)):
+                    queue.append((value, f"{path}[{index}]"))
+    return None
+
+
+def strict_b64decode(text: str, what: str) -> bytes:
+    """Base64 read from a wire payload, decoded strictly: only canonical standard base64 (what
+    the providers send) is taken, so the bytes decoded are exactly the bytes sent back out.
+
+    Anything else (invalid characters, missing padding, line breaks, URL-safe letters) raises
+    `DecodeError` naming ``what``.
+    """
+    data = b64decode(text, what=what)
+    if b64encode(data) != text:
+        raise DecodeError(f"{what} is not canonical base64 (as the provider sends it)")
+    return data

@@ -11,9 +11,10 @@ import json
 import uuid
 from typing import Any
 
+from ..errors import DecodeError
 from ._common import parse_args
 
-__all__ = ["Folder", "Pieces", "ToolCall", "field", "plain"]
+__all__ = ["Folder", "Pieces", "ToolCall", "field", "plain", "text_piece", "wire_index"]
 
 
 def field(data: Any, *names: str, default: Any = None) -> Any:
@@ -24,6 +25,26 @@ def field(data: Any, *names: str, default: Any = None) -> Any:
         if name in data and data[name] is not None:
             return data[name]
     return default
+
+
+def wire_index(value: Any, name: str) -> int:
+    """An index read from the wire (``content_index``, ``output_index``...) as an int.
+
+    Indexes are data: folds key dicts by them and never size a list by them, so any non-negative
+    integer is fine; anything else (a float, a string, a list) raises `DecodeError` naming it.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise DecodeError(f"{name} is {str(value)[:40]!r}, not a non-negative integer")
+
+
+def text_piece(value: Any) -> str:
+    """A streamed text fragment: a string as is, nothing (``""``) for a missing one."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    raise DecodeError(f"a text fragment is a {type(value).__name__}, not a string")
 
 
 def plain(value: Any) -> Any:

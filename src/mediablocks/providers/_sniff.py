@@ -102,7 +102,8 @@ def openai_responses(payload: Any) -> bool:
         return True
     item_types = {"function_call", "function_call_output", "reasoning", "message"}
     for message in _messages(payload):
-        if message.get("type") in item_types and message is not payload:
+        kind = message.get("type")
+        if isinstance(kind, str) and kind in item_types and message is not payload:
             return True
     part_types = {"input_text", "output_text", "input_image", "input_file", "input_audio"}
     return bool(_part_types(payload) & part_types)

@@ -1,10 +1,10 @@
-"""The bedrock wire format: translation in `translate`, re-exported here."""
+"""The bedrock wire format: `translate` (encode, with decoding in `decode`), re-exported here."""
 
 from __future__ import annotations
 
+from ._wire import PROVIDER
 from .translate import (
     BYTES_MARKER,
-    PROVIDER,
     bedrock_document_name,
     from_bedrock,
     to_bedrock,

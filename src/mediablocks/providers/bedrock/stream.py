@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...datauri import b64decode
+from ...errors import DecodeError
+from .._common import strict_b64decode
 from .._fold import Folder
 
 
@@ -98,9 +99,11 @@ class BedrockFolder(Folder):
             self.pieces.append(item, "signature", reasoning.get("signature"))
             redacted = reasoning.get("redactedContent")
             if isinstance(redacted, str):  # the HTTP API's JSON spells blobs as base64
-                redacted = b64decode(redacted, what="Bedrock redactedContent")
+                redacted = strict_b64decode(redacted, "Bedrock redactedContent")
             if isinstance(redacted, (bytes, bytearray)):
                 item["redacted"] += redacted
+            elif redacted is not None:
+                raise DecodeError("Bedrock redactedContent is neither bytes nor base64 text")
         elif "citation" in delta:
             self._item(index, "text")["citations"].append(delta["citation"])
         else:  # toolResult and image deltas, and kinds newer than this code: kept verbatim

@@ -9,6 +9,8 @@ import base64
 import re
 from typing import Any
 
+from ..._depth import MAX_DEPTH
+from ...errors import DecodeError
 from .._fold import Folder, ToolCall, field, plain
 
 _JSON_PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
@@ -108,6 +110,8 @@ class GeminiFolder(Folder):
         for match in _JSON_PATH_STEP.finditer(path[1:] if path.startswith("$") else path):
             name, number, quoted, double = match.groups()
             steps.append(int(number) if number is not None else (name or quoted or double or ""))
+        if len(steps) > MAX_DEPTH:
+            raise DecodeError(f"partialArgs jsonPath has more than {MAX_DEPTH} steps")
         if "stringValue" in partial or "string_value" in partial:
             value: Any = field(partial, "stringValue", "string_value", default="")
             if path in self.partial_open:
@@ -165,7 +169,11 @@ def _json_path_set(node: Any, steps: list[str | int], value: Any) -> Any:
     step, rest = steps[0], steps[1:]
     if isinstance(step, int):
         items = list(node) if isinstance(node, list) else []
-        while len(items) <= step:
+        if step > len(items):  # indexes are data: a list grows by one element at a time
+            raise DecodeError(
+                f"partialArgs jsonPath index [{step}] skips past the {len(items)} element(s) so far"
+            )
+        if step == len(items):
             items.append(None)
         items[step] = _json_path_set(items[step], rest, value)
         return items
