@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 import json
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -21,6 +21,7 @@ from ..blocks import summarize_validation_error
 from ..errors import DecodeError, UnknownProviderError
 from ..messages import Message
 from ..policy import FetchPolicy
+from . import _typed
 from ._json import write_json
 from ._options import (
     ALIASES,
@@ -32,14 +33,30 @@ from ._options import (
     canonical_provider,
 )
 from ._response import decode_response
+from ._typed import (
+    AnthropicFields,
+    BedrockFields,
+    GeminiFields,
+    MistralFields,
+    OllamaFields,
+    OpenAIChatFields,
+    OpenAIResponsesFields,
+)
 
 __all__ = [
     "ALIASES",
     "PROVIDERS",
     "TRANSLATORS",
+    "AnthropicFields",
+    "BedrockFields",
     "EncodeOptions",
+    "GeminiFields",
     "InvalidOptionError",
     "MediaSink",
+    "MistralFields",
+    "OllamaFields",
+    "OpenAIChatFields",
+    "OpenAIResponsesFields",
     "ProviderName",
     "canonical_provider",
     "decode",
@@ -126,6 +143,110 @@ def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
     return out
 
 
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.OpenAIChatName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.OpenAIChatFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.OpenAIResponsesName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.OpenAIResponsesFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: Literal["anthropic"],
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.AnthropicFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.GeminiName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.GeminiFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.BedrockName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.BedrockFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: Literal["mistral"],
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.MistralFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: Literal["ollama"],
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.OllamaFields: ...
+
+
+@overload
+def encode(
+    messages: Message | Sequence[Message],
+    provider: str,
+    *,
+    target: Literal["sdk", "json"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> dict[str, Any]: ...
+
+
 def encode(
     messages: Message | Sequence[Message],
     provider: str,
@@ -135,13 +256,15 @@ def encode(
     policy: FetchPolicy | None = None,
     thinking: Literal["drop", "text"] = "drop",
     tool_result_media: Literal["error", "user_message"] = "user_message",
-) -> dict[str, Any]:
+) -> Mapping[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
     ``target="sdk"`` gives what the official Python SDK accepts (raw bytes where boto3 and
-    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. The other options are
-    described on `EncodeOptions`. Session messages are skipped; a block the provider cannot carry
-    raises `UnsupportedBlockError` naming it and its position.
+    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. With a provider name
+    written out (``"anthropic"``) and the SDK target, a type checker sees the fields as the SDK's
+    own parameter types (`AnthropicFields`...), so the SDK call keeps its return type. The other
+    options are described on `EncodeOptions`. Session messages are skipped; a block the provider
+    cannot carry raises `UnsupportedBlockError` naming it and its position.
     """
     options = EncodeOptions(
         target=target,
