@@ -42,6 +42,7 @@ from ._typed import (
     OpenAIChatFields,
     OpenAIResponsesFields,
 )
+from .registry import REGISTRY
 
 __all__ = [
     "ALIASES",
@@ -70,13 +71,7 @@ Encoder = Callable[[Sequence[Message], "EncodeOptions | None"], dict[str, Any]]
 Decoder = Callable[[Any], list[Message]]
 
 TRANSLATORS: dict[str, tuple[str, str, str]] = {
-    "openai-chat": ("openai_chat", "to_openai_chat", "from_openai_chat"),
-    "openai-responses": ("openai_responses", "to_openai_responses", "from_openai_responses"),
-    "anthropic": ("anthropic", "to_anthropic", "from_anthropic"),
-    "gemini": ("gemini", "to_gemini", "from_gemini"),
-    "bedrock": ("bedrock", "to_bedrock", "from_bedrock"),
-    "mistral": ("mistral", "to_mistral", "from_mistral"),
-    "ollama": ("ollama", "to_ollama", "from_ollama"),
+    entry.name: (entry.package, entry.encoder, entry.decoder) for entry in REGISTRY
 }
 """Canonical provider name -> (provider package here, encode function, decode function)."""
 
