@@ -19,7 +19,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..blocks import summarize_validation_error
 from ..errors import DecodeError, UnknownProviderError
-from ..messages import Message
+from ..messages import AssistantMessage, Message
 from ..policy import FetchPolicy
 from . import _typed
 from ._json import write_json
@@ -32,7 +32,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
-from ._response import decode_response
+from ._response import one_reply
 from ._typed import (
     AnthropicFields,
     BedrockFields,
@@ -287,6 +287,20 @@ def decode(payload: Any, provider: str) -> list[Message]:
                 f"{canonical_provider(provider)} payload is not JSON: {exc}"
             ) from None
     return decoder(payload)
+
+
+def decode_response(payload: Any, provider: str) -> AssistantMessage:
+    """The one assistant reply in a provider's response.
+
+    ``payload`` is what the provider answered: a dict, JSON text or bytes, or the SDK's own
+    response object (``ChatCompletion``, ``anthropic.types.Message``, ``GenerateContentResponse``,
+    boto3's ``converse`` dict...). It is typed ``Any`` because those SDK objects share no type.
+
+    Raises `DecodeError` when the payload is not a response holding exactly one reply: a request
+    body or message list (it has user messages), an empty response, or an OpenAI response with
+    several ``choices`` (use `decode` to read them all).
+    """
+    return one_reply(decode(payload, provider), canonical_provider(provider))
 
 
 def encode_json(
