@@ -53,7 +53,10 @@ def ask_openai_responses() -> str:
 
 def ask_anthropic() -> int:
     client = anthropic.Anthropic()
-    fields = mb.encode(mb.prepare(conversation, "anthropic"), "anthropic")
+    fitted = mb.prepare(conversation, "anthropic")
+    if mb.estimate_tokens(fitted, "anthropic") + mb.estimate_tokens(photo, "anthropic") > 100_000:
+        return 0
+    fields = mb.encode(fitted, "anthropic")
     message = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, **fields)
     assert_type(message, AnthropicMessage)
     reply = mb.decode_response(message, "anthropic")
