@@ -316,7 +316,9 @@ def test_an_oversize_image_names_the_flag_that_raises_the_limit(
     assert "--max-pixels" in err
     assert "max_image_pixels" not in err
     main(["inspect", "--details", "--provider", "gemini", str(bomb)])
-    assert "larger --max-pixels" in capsys.readouterr().out
+    details = capsys.readouterr().out
+    assert "larger --max-pixels" in details
+    assert "bytes in memory" not in details  # the row names the file; no block talk
 
 
 def test_max_bytes_bounds_what_inspect_reads_from_a_file(
@@ -488,3 +490,17 @@ def test_skip_unsupported_skips_and_summarises(
     assert "skipped 2: anthropic takes no audio input" in err
     report = json.loads((out / "report.json").read_text())
     assert sum("skipped" in f for f in report["files"]) == 2
+
+
+def test_a_download_over_max_bytes_names_the_flag(
+    png_server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["inspect", "--allow-private", "--max-bytes", "50", "--provider", "gemini", png_server]
+    assert main(args) == 1  # the PNG is 80 bytes
+    err = capsys.readouterr().err
+    assert "raise the limit with --max-bytes" in err
+    assert "FetchPolicy" not in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["inspect", "--max-bytes", "lots", png_server])
+    assert exit_info.value.code == 2
+    assert "not a byte count: 'lots'" in capsys.readouterr().err

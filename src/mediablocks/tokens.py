@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from pydantic import BaseModel
 
@@ -35,6 +35,15 @@ from .probe import MediaInfo, probe
 from .providers._options import canonical_provider
 from .providers.registry import provider_entry
 from .sources import FileIdSource, URLSource
+
+if TYPE_CHECKING:
+    from .blocks import Block
+    from .messages import Message
+
+TokenCounted = Union[
+    "Block", MediaBlock, "Message", Sequence[Union["Block", MediaBlock, "Message"]]
+]
+"""What `estimate_tokens` counts: a block, a message, or a list of either."""
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -221,7 +230,9 @@ def _block_tokens(block: Any, provider: str, model: str | None) -> int:
     raise TypeError(f"estimate_tokens takes blocks and messages, not {type(block).__name__}")
 
 
-def estimate_tokens(block_or_messages: Any, provider: str, *, model: str | None = None) -> int:
+def estimate_tokens(
+    block_or_messages: TokenCounted, provider: str, *, model: str | None = None
+) -> int:
     """An estimate of the input tokens a block, a message or messages cost at ``provider``.
 
     ``provider`` is a canonical name or alias (``"openai"``); ``model`` picks the model family's

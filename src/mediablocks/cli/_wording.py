@@ -39,6 +39,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b[A-Z]\w*Block\(path '([^']*)', ([^)]*)\)"), r"\1 (\2)"),
     (re.compile(r"\b[A-Z]\w*Block\(path '([^']*)'\)"), r"\1"),
     (re.compile(r"path '([^']*)': "), ""),
+    (re.compile(r"\b[A-Z]\w*Block\(\d+ bytes in memory(?:, [^)]*)?\): "), ""),
 )
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 import json
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -25,8 +25,9 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..messages import Message
+from ..messages import AssistantMessage, Message
 from ..policy import FetchPolicy
+from . import _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
 from ._options import (
@@ -39,16 +40,32 @@ from ._options import (
     canonical_provider,
 )
 from ._profiles import checked_encoder, labelled_decoder
-from ._response import decode_response
+from ._response import one_reply
+from ._typed import (
+    AnthropicFields,
+    BedrockFields,
+    GeminiFields,
+    MistralFields,
+    OllamaFields,
+    OpenAIChatFields,
+    OpenAIResponsesFields,
+)
 from .registry import REGISTRY, provider_entry
 
 __all__ = [
     "ALIASES",
     "PROVIDERS",
     "TRANSLATORS",
+    "AnthropicFields",
+    "BedrockFields",
     "EncodeOptions",
+    "GeminiFields",
     "InvalidOptionError",
     "MediaSink",
+    "MistralFields",
+    "OllamaFields",
+    "OpenAIChatFields",
+    "OpenAIResponsesFields",
     "ProviderName",
     "canonical_provider",
     "decode",
@@ -153,6 +170,110 @@ def _check_tool_args(index: int, message: Message) -> None:
             ) from None
 
 
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.OpenAIChatName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.OpenAIChatFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.OpenAIResponsesName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.OpenAIResponsesFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: Literal["anthropic"],
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.AnthropicFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.GeminiName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.GeminiFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: _typed.BedrockName,
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.BedrockFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: Literal["mistral"],
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.MistralFields: ...
+
+
+@overload
+def encode(  # type: ignore[overload-overlap]
+    messages: Message | Sequence[Message],
+    provider: Literal["ollama"],
+    *,
+    target: Literal["sdk"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> _typed.OllamaFields: ...
+
+
+@overload
+def encode(
+    messages: Message | Sequence[Message],
+    provider: str,
+    *,
+    target: Literal["sdk", "json"] = "sdk",
+    url_media: Literal["auto", "url", "inline"] = ...,
+    policy: FetchPolicy | None = ...,
+    thinking: Literal["drop", "text"] = ...,
+    tool_result_media: Literal["error", "user_message"] = ...,
+) -> dict[str, Any]: ...
+
+
 def encode(
     messages: Message | Sequence[Message],
     provider: str,
@@ -162,13 +283,15 @@ def encode(
     policy: FetchPolicy | None = None,
     thinking: Literal["drop", "text"] = "drop",
     tool_result_media: Literal["error", "user_message"] = "user_message",
-) -> dict[str, Any]:
+) -> Mapping[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
     ``target="sdk"`` gives what the official Python SDK accepts (raw bytes where boto3 and
-    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. The other options are
-    described on `EncodeOptions`. Session messages are skipped; a block the provider cannot carry
-    raises `UnsupportedBlockError` naming it and its position.
+    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. With a provider name
+    written out (``"anthropic"``) and the SDK target, a type checker sees the fields as the SDK's
+    own parameter types (`AnthropicFields`...), so the SDK call keeps its return type. The other
+    options are described on `EncodeOptions`. Session messages are skipped; a block the provider
+    cannot carry raises `UnsupportedBlockError` naming it and its position.
     """
     options = EncodeOptions(
         target=target,
@@ -236,6 +359,20 @@ def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:
             f"this payload does not look like {name}'s format ({problem}); it looks like "
             f"{' or '.join(others)}: decode it with that provider name"
         )
+
+
+def decode_response(payload: Any, provider: str) -> AssistantMessage:
+    """The one assistant reply in a provider's response.
+
+    ``payload`` is what the provider answered: a dict, JSON text or bytes, or the SDK's own
+    response object (``ChatCompletion``, ``anthropic.types.Message``, ``GenerateContentResponse``,
+    boto3's ``converse`` dict...). It is typed ``Any`` because those SDK objects share no type.
+
+    Raises `DecodeError` when the payload is not a response holding exactly one reply: a request
+    body or message list (it has user messages), an empty response, or an OpenAI response with
+    several ``choices`` (use `decode` to read them all).
+    """
+    return one_reply(decode(payload, provider), canonical_provider(provider))
 
 
 def encode_json(
