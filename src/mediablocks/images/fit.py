@@ -35,6 +35,7 @@ from .opening import (
     _rasterise_svg,
     pillow_errors,
 )
+from .strips import png_resized_in_strips
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
 from .verify import verify_decodes
 
@@ -131,7 +132,7 @@ def _fit(
                 changes.append(_metadata_change(facts))
                 return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))
         return _reencode(
-            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, len(data)
+            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, data
         )
 
 
@@ -188,7 +189,7 @@ def _reencode(
     changes: list[Change],
     what: str,
     max_pixels: int | None,
-    size: int,
+    data: bytes,
 ) -> FittedImage:
     keep_animation = facts.animated and not plan.animation_refused
     if keep_animation and max_pixels is not None:
@@ -199,7 +200,7 @@ def _reencode(
     icc = image.info.get("icc_profile")
     exif_bytes = image.info.get("exif")
     if facts.format in ("JPEG", "MPO"):
-        byte_scale = _byte_scale(image, facts, target, size, plan.scale)
+        byte_scale = _byte_scale(image, facts, target, len(data), plan.scale)
         if byte_scale < 1.0:
             final_w, final_h = _scaled(facts.width, facts.height, plan.scale, target)
             # Decode at the smallest DCT scale within 20% of the predicted one: a full decode
@@ -210,7 +211,17 @@ def _reencode(
         else:
             draft = (final_w, final_h)
         _draft_jpeg(image, facts, target, draft)
-    frames = _frames(image, keep_animation, what)
+    frames = None
+    if (
+        facts.format == "PNG"
+        and facts.frames == 1
+        and (final_w, final_h) != (facts.width, facts.height)
+    ):
+        upright = (final_h, final_w) if facts.orientation >= 5 else (final_w, final_h)
+        strips = png_resized_in_strips(data, upright, what)  # memory: the output, not the input
+        frames = None if strips is None else [strips]
+    if frames is None:
+        frames = _frames(image, keep_animation, what)
     if facts.frames > 1 and not keep_animation and facts.format != "MPO":
         label = "animation frames" if facts.animated else "pages"
         changes.append(Change("first_frame", f"kept the first of {facts.frames} {label}"))
