@@ -31,7 +31,7 @@ from typing import Any
 
 from .blocks import ToolResultBlock
 from .errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
-from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
+from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image, image_size
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
 from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
 from .messages import Message
@@ -291,6 +291,7 @@ class _Preparation:
         self.problems: list[str] = []
         self.notes: list[str] = []
         self.text_bytes = 0  # JSON bytes of the non-media content, counted by `run`
+        self.planned: dict[int, tuple[int, str]] = {}  # id(slot) -> (raw byte cap, reason)
 
     # -- walking the messages --
 
@@ -298,6 +299,7 @@ class _Preparation:
         slots = list(_find_media(messages))
         image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
         self.text_bytes = _text_bytes(messages)
+        self.plan_image_shares(slots, image_count)
         for slot in slots:
             self.fit(slot, image_count)
         self.share_image_bytes(slots, image_count)
@@ -402,6 +404,10 @@ class _Preparation:
         if not self.limits.image_types:
             self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
             return
+        planned = self.planned.get(id(slot)) if max_bytes is None else None
+        if planned is not None:  # a share given before fitting (`plan_image_shares`)
+            max_bytes = measured_size(planned[0], self.limits.image_bytes_measure)
+            min_side = SHARE_FLOOR_SIDE
         target = ImageTarget.from_limits(
             self.limits,
             image_count=image_count,
@@ -423,8 +429,11 @@ class _Preparation:
             raise _BrokenImageError(f"{slot.where}: {_reason(exc, slot.block)}") from None
         if fitted.unchanged:
             return
-        slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, fitted.changes, self)
-        slot.changes = fitted.changes
+        changes = fitted.changes
+        if planned is not None:
+            changes += (self.shared_change(*planned),)
+        slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, changes, self)
+        slot.changes = changes
         slot.size = len(fitted.data)
 
     def fit_audio(self, slot: _Slot, data: bytes) -> None:
@@ -508,8 +517,73 @@ class _Preparation:
                 if not self.refit_to_share(slot, image_count, cap, reason):
                     return  # a problem is recorded; check_totals reports the total too
 
+    def shared_change(self, cap: int, reason: str) -> Change:
+        measure = self.limits.image_bytes_measure
+        return Change(
+            "shared", f"fitted to {measured_size(cap, measure):,} bytes ({measure}): {reason}"
+        )
+
+    def plan_image_shares(self, slots: list[_Slot], image_count: int) -> None:
+        """Before fitting: when the images are predicted to be over the request's budget, give
+        the largest their share up front, so each is fitted (decoded, encoded) once.
+
+        The prediction is each file's size scaled by the pixel limits it will be fitted to (from
+        its header) and capped by the per-image limit. `share_image_bytes` corrects, after
+        fitting, whatever the prediction missed. Any image that cannot be read leaves the plan
+        to `fit`, which reports it.
+        """
+        images = [s for s in slots if _kind(s.block) == "image" and self.readable(s.block)]
+        if not images or not self.limits.image_types:
+            return
+        target = ImageTarget.from_limits(
+            self.limits, image_count=image_count, optimal_size=self.options.optimal_size
+        )
+        predicted: list[int] = []
+        others = 0
+        try:
+            for slot in images:
+                data = slot.block.read(self.options.policy)
+                width, height = image_size(
+                    data, what=slot.where, max_image_pixels=self.options.max_image_pixels
+                )
+                size = int(len(data) * min(1.0, target.scale_for(width, height)) ** 2)
+                predicted.append(min(size, target.max_raw_bytes or size))
+            for slot in slots:
+                if _kind(slot.block) != "image" and self.readable(slot.block):
+                    others += len(slot.block.read(self.options.policy))
+        except MediaBlocksError:
+            return
+        budget, reason = self.budget_for(
+            measured_size(others, self.limits.request_bytes_measure), len(images)
+        )
+        if budget is None or sum(predicted) <= budget:
+            return
+        cap = _water_level(predicted, budget)
+        if cap < 1:
+            return  # no room at all: fitting and then sharing say so
+        over = [slot for slot, size in zip(images, predicted, strict=True) if size > cap]
+        for slot in over:
+            self.planned[id(slot)] = (cap, reason)
+        measure = self.limits.image_bytes_measure
+        self.notes.append(
+            f"{len(images)} images, predicted at {measured_size(sum(predicted), measure):,} bytes "
+            f"({measure}) once fitted, are over {reason}: the {len(over)} largest were fitted "
+            f"to at most {measured_size(cap, measure):,} bytes each"
+        )
+
     def image_budget(self, slots: list[_Slot], images: list[_Slot]) -> tuple[int | None, str]:
         """The raw bytes all read images may take together, and which limit says so."""
+        measure = self.limits.request_bytes_measure
+        others = sum(
+            measured_size(slot.size or 0, measure)
+            for slot in slots
+            if slot.size is not None and all(slot is not image for image in images)
+        )
+        return self.budget_for(others, len(images))
+
+    def budget_for(self, others: int, count: int) -> tuple[int | None, str]:
+        """The raw bytes ``count`` images may take beside ``others`` bytes of other media
+        (counted as the request limit counts), and which limit says so."""
         limits = self.limits
         budgets: list[tuple[int, str]] = []
         if limits.max_total_image_bytes is not None:
@@ -517,14 +591,9 @@ class _Preparation:
             budgets.append((raw, f"{limits.provider}'s limit for all images of a request"))
         if limits.max_request_bytes is not None:
             measure = limits.request_bytes_measure
-            others = sum(
-                measured_size(slot.size or 0, measure)
-                for slot in slots
-                if slot.size is not None and all(slot is not image for image in images)
-            )
             room = limits.max_request_bytes - others - REQUEST_RESERVE - self.text_bytes
             # Each image's base64 is padded to whole quads: one quad per image.
-            room -= 4 * len(images) if measure == "base64" else 0
+            room -= 4 * count if measure == "base64" else 0
             budgets.append(
                 (
                     _raw_within(max(0, room), measure),
@@ -541,7 +610,7 @@ class _Preparation:
         measure = self.limits.image_bytes_measure
         try:
             data = slot.result.read(self.options.policy)
-            earlier = tuple(change for change in slot.changes if change.kind != "re-encoded")
+            earlier = tuple(c for c in slot.changes if c.kind not in ("re-encoded", "shared"))
             refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
             self.fit_image(
                 refit,
@@ -557,10 +626,7 @@ class _Preparation:
                 f"{slot.where}: does not fit its share of {reason}: {_reason(exc, slot.block)}"
             )
             return False
-        shared = Change(
-            "shared", f"fitted to {measured_size(cap, measure):,} bytes ({measure}): {reason}"
-        )
-        changes = earlier + refit.changes + (shared,)
+        changes = earlier + refit.changes + (self.shared_change(cap, reason),)
         fitted = refit.result
         slot.result = _replaced(slot.block, fitted.read(), fitted.mime_type, changes, self)
         slot.size, slot.changes = refit.size, changes

@@ -44,17 +44,7 @@ from .verify import verify_decodes
 
 def _scale_for(width: int, height: int, target: ImageTarget) -> float:
     """The largest scale <= 1 at which ``width`` x ``height`` meets every pixel limit."""
-    scale = 1.0
-    long_edge, short_edge = max(width, height), min(width, height)
-    for side in (target.max_side, target.optimal_side):
-        if side is not None and long_edge > side:
-            scale = min(scale, side / long_edge)
-    for pixels in (target.max_pixels, target.optimal_pixels):
-        if pixels is not None and width * height > pixels:
-            scale = min(scale, math.sqrt(pixels / (width * height)))
-    if target.short_side is not None and short_edge * scale > target.short_side:
-        scale = min(scale, target.short_side / short_edge)
-    return scale
+    return target.scale_for(width, height)
 
 
 def _scaled(width: int, height: int, scale: float, target: ImageTarget) -> tuple[int, int]:
