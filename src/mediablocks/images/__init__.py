@@ -39,7 +39,9 @@ from __future__ import annotations
 from .encoding import MIN_JPEG_QUALITY
 from .fit import fit_image
 from .metadata import strip_jpeg_metadata, strip_png_metadata
-from .opening import _rasterise_svg, _unreadable_hint, image_size, pillow_errors
+from .opening import _rasterise_svg as _rasterise_svg  # hooks other modules extend
+from .opening import _unreadable_hint as _unreadable_hint
+from .opening import image_size, pillow_errors
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
 from .verify import verify_decodes
 
@@ -49,8 +51,6 @@ __all__ = [
     "Change",
     "FittedImage",
     "ImageTarget",
-    "_rasterise_svg",
-    "_unreadable_hint",
     "fit_image",
     "image_size",
     "pillow_errors",
