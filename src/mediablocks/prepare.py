@@ -37,6 +37,12 @@ from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
 from .messages import Message
 from .mime import mime_kind
 from .policy import FetchPolicy
+from .request_budget import (
+    SHARE_FLOOR_SIDE,
+    image_budget,
+    text_bytes,
+    water_level,
+)
 from .sources import BytesSource, FileIdSource, URLSource
 
 __all__ = [
@@ -47,13 +53,6 @@ __all__ = [
     "prepare_block",
     "prepare_with_report",
 ]
-
-SHARE_FLOOR_SIDE = 512
-"""When images share a request's byte budget, none is scaled below this long edge (px)."""
-
-REQUEST_RESERVE = 64 * 1024
-"""Bytes of a request's limit kept for what `prepare` cannot see: tools, settings, system
-fields and the JSON around each block (the messages' text is counted on top of this)."""
 
 FFMPEG_TIMEOUT = 120.0
 """Seconds an ``ffmpeg`` transcode may take before it is stopped."""
@@ -298,7 +297,7 @@ class _Preparation:
     def run(self, messages: list[Message]) -> tuple[list[Message], PrepareReport]:
         slots = list(_find_media(messages))
         image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
-        self.text_bytes = _text_bytes(messages)
+        self.text_bytes = text_bytes(messages)
         self.plan_image_shares(slots, image_count)
         for slot in slots:
             self.fit(slot, image_count)
@@ -500,7 +499,7 @@ class _Preparation:
             total = sum(sizes)
             if total <= budget:
                 return
-            cap = _water_level(sizes, budget)
+            cap = water_level(sizes, budget)
             over = [slot for slot in images if (slot.size or 0) > cap]
             if cap < 1 or not over:
                 self.problems.append(
@@ -558,7 +557,7 @@ class _Preparation:
         )
         if budget is None or sum(predicted) <= budget:
             return
-        cap = _water_level(predicted, budget)
+        cap = water_level(predicted, budget)
         if cap < 1:
             return  # no room at all: fitting and then sharing say so
         over = [slot for slot, size in zip(images, predicted, strict=True) if size > cap]
@@ -582,28 +581,8 @@ class _Preparation:
         return self.budget_for(others, len(images))
 
     def budget_for(self, others: int, count: int) -> tuple[int | None, str]:
-        """The raw bytes ``count`` images may take beside ``others`` bytes of other media
-        (counted as the request limit counts), and which limit says so."""
-        limits = self.limits
-        budgets: list[tuple[int, str]] = []
-        if limits.max_total_image_bytes is not None:
-            raw = _raw_within(limits.max_total_image_bytes, limits.image_bytes_measure)
-            budgets.append((raw, f"{limits.provider}'s limit for all images of a request"))
-        if limits.max_request_bytes is not None:
-            measure = limits.request_bytes_measure
-            room = limits.max_request_bytes - others - REQUEST_RESERVE - self.text_bytes
-            # Each image's base64 is padded to whole quads: one quad per image.
-            room -= 4 * count if measure == "base64" else 0
-            budgets.append(
-                (
-                    _raw_within(max(0, room), measure),
-                    f"{limits.provider}'s request limit of {limits.max_request_bytes:,} bytes "
-                    f"({measure}) with the other media and text",
-                )
-            )
-        if not budgets:
-            return None, ""
-        return min(budgets)
+        """The raw bytes ``count`` images may take beside ``others`` (see `image_budget`)."""
+        return image_budget(self.limits, others, count, self.text_bytes)
 
     def refit_to_share(self, slot: _Slot, image_count: int, cap: int, reason: str) -> bool:
         """Fit one image again under ``cap`` raw bytes; False (and a problem) if it cannot."""
@@ -682,42 +661,6 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
-
-
-def _water_level(sizes: list[int], budget: int) -> int:
-    """The largest cap such that the sizes, each cut to at most the cap, sum to ``budget``."""
-    ordered = sorted(sizes, reverse=True)
-    rest = sum(ordered)
-    for count, size in enumerate(ordered, start=1):
-        rest -= size
-        cap = (budget - rest) // count
-        if count == len(ordered) or cap >= ordered[count]:
-            return min(cap, size)
-    return 0
-
-
-def _raw_within(limit: int, measure: ByteMeasure) -> int:
-    """The most raw bytes whose size counted as ``measure`` is within ``limit``."""
-    return (limit // 4) * 3 if measure == "base64" else limit
-
-
-def _text_bytes(messages: list[Message]) -> int:
-    """JSON bytes of everything in the messages but the media (text, tool calls, thinking)."""
-    total = 0
-    for message in messages:
-        total += 64  # the role and the braces around the content
-        for block in message.content:
-            if isinstance(block, MediaBlock):
-                continue
-            if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
-                total += 128 + sum(
-                    len(item.model_dump_json())
-                    for item in block.content
-                    if not isinstance(item, MediaBlock)
-                )
-            else:
-                total += len(block.model_dump_json())
-    return total
 
 
 def _number(value: float) -> str:
