@@ -39,12 +39,18 @@ from .errors import (
     InvalidOptionError,
     MediaBlocksError,
 )
-from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
+from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image, image_size
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
 from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
 from .messages import Message
 from .mime import mime_kind
 from .policy import FetchPolicy
+from .request_budget import (
+    SHARE_FLOOR_SIDE,
+    image_budget,
+    text_bytes,
+    water_level,
+)
 from .sources import BytesSource, FileIdSource, URLSource
 
 __all__ = [
@@ -55,13 +61,6 @@ __all__ = [
     "prepare_block",
     "prepare_with_report",
 ]
-
-SHARE_FLOOR_SIDE = 512
-"""When images share a request's byte budget, none is scaled below this long edge (px)."""
-
-REQUEST_RESERVE = 64 * 1024
-"""Bytes of a request's limit kept for what `prepare` cannot see: tools, settings, system
-fields and the JSON around each block (the messages' text is counted on top of this)."""
 
 AudioStrategy = Literal["convert", "raise"]
 """``"convert"``: re-encode audio the provider refuses (PyAV); ``"raise"``: refuse it."""
@@ -445,14 +444,16 @@ class _Preparation:
         self.text_bytes = 0  # JSON bytes of the non-media content, counted by `run`
         self.image_count = 0  # images in the request before any video became frames
         self.frames_taken = 0
+        self.planned: dict[int, tuple[int, str]] = {}  # id(slot) -> (raw byte cap, reason)
 
     # -- walking the messages --
 
     def run(self, messages: list[Message]) -> tuple[list[Message], PrepareReport]:
         slots = list(_find_media(messages))
         image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
-        self.text_bytes = _text_bytes(messages)
+        self.text_bytes = text_bytes(messages)
         self.image_count = image_count
+        self.plan_image_shares(slots, image_count)
         for slot in slots:
             self.fit(slot, image_count)
         self.share_image_bytes(slots, image_count)
@@ -567,6 +568,10 @@ class _Preparation:
         if not self.limits.image_types:
             self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
             return
+        planned = self.planned.get(id(slot)) if max_bytes is None else None
+        if planned is not None:  # a share given before fitting (`plan_image_shares`)
+            max_bytes = measured_size(planned[0], self.limits.image_bytes_measure)
+            min_side = SHARE_FLOOR_SIDE
         target = ImageTarget.from_limits(
             self.limits,
             image_count=image_count,
@@ -588,8 +593,11 @@ class _Preparation:
             raise _BrokenImageError(f"{slot.where}: {_reason(exc, slot.block)}") from None
         if fitted.unchanged:
             return
-        slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, fitted.changes, self)
-        slot.changes = fitted.changes
+        changes = fitted.changes
+        if planned is not None:
+            changes += (self.shared_change(*planned),)
+        slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, changes, self)
+        slot.changes = changes
         slot.size = len(fitted.data)
 
     def fit_audio(self, slot: _Slot, data: bytes) -> None:
@@ -705,7 +713,7 @@ class _Preparation:
             total = sum(sizes)
             if total <= budget:
                 return
-            cap = _water_level(sizes, budget)
+            cap = water_level(sizes, budget)
             over = [slot for slot in images if (slot.size or 0) > cap]
             if cap < 1 or not over:
                 self.problems.append(
@@ -722,40 +730,80 @@ class _Preparation:
                 if not self.refit_to_share(slot, image_count, cap, reason):
                     return  # a problem is recorded; check_totals reports the total too
 
+    def shared_change(self, cap: int, reason: str) -> Change:
+        measure = self.limits.image_bytes_measure
+        return Change(
+            "shared", f"fitted to {measured_size(cap, measure):,} bytes ({measure}): {reason}"
+        )
+
+    def plan_image_shares(self, slots: list[_Slot], image_count: int) -> None:
+        """Before fitting: when the images are predicted to be over the request's budget, give
+        the largest their share up front, so each is fitted (decoded, encoded) once.
+
+        The prediction is each file's size scaled by the pixel limits it will be fitted to (from
+        its header) and capped by the per-image limit. `share_image_bytes` corrects, after
+        fitting, whatever the prediction missed. Any image that cannot be read leaves the plan
+        to `fit`, which reports it.
+        """
+        images = [s for s in slots if _kind(s.block) == "image" and self.readable(s.block)]
+        if not images or not self.limits.image_types:
+            return
+        target = ImageTarget.from_limits(
+            self.limits, image_count=image_count, optimal_size=self.options.optimal_size
+        )
+        predicted: list[int] = []
+        others = 0
+        try:
+            for slot in images:
+                data = slot.block.read(self.options.policy)
+                width, height = image_size(
+                    data, what=slot.where, max_image_pixels=self.options.max_image_pixels
+                )
+                size = int(len(data) * min(1.0, target.scale_for(width, height)) ** 2)
+                predicted.append(min(size, target.max_raw_bytes or size))
+            for slot in slots:
+                if _kind(slot.block) != "image" and self.readable(slot.block):
+                    others += len(slot.block.read(self.options.policy))
+        except MediaBlocksError:
+            return
+        budget, reason = self.budget_for(
+            measured_size(others, self.limits.request_bytes_measure), len(images)
+        )
+        if budget is None or sum(predicted) <= budget:
+            return
+        cap = water_level(predicted, budget)
+        if cap < 1:
+            return  # no room at all: fitting and then sharing say so
+        over = [slot for slot, size in zip(images, predicted, strict=True) if size > cap]
+        for slot in over:
+            self.planned[id(slot)] = (cap, reason)
+        measure = self.limits.image_bytes_measure
+        self.notes.append(
+            f"{len(images)} images, predicted at {measured_size(sum(predicted), measure):,} bytes "
+            f"({measure}) once fitted, are over {reason}: the {len(over)} largest were fitted "
+            f"to at most {measured_size(cap, measure):,} bytes each"
+        )
+
     def image_budget(self, slots: list[_Slot], images: list[_Slot]) -> tuple[int | None, str]:
         """The raw bytes all read images may take together, and which limit says so."""
-        limits = self.limits
-        budgets: list[tuple[int, str]] = []
-        if limits.max_total_image_bytes is not None:
-            raw = _raw_within(limits.max_total_image_bytes, limits.image_bytes_measure)
-            budgets.append((raw, f"{limits.provider}'s limit for all images of a request"))
-        if limits.max_request_bytes is not None:
-            measure = limits.request_bytes_measure
-            others = sum(
-                measured_size(slot.size or 0, measure)
-                for slot in slots
-                if slot.size is not None and all(slot is not image for image in images)
-            )
-            room = limits.max_request_bytes - others - REQUEST_RESERVE - self.text_bytes
-            # Each image's base64 is padded to whole quads: one quad per image.
-            room -= 4 * len(images) if measure == "base64" else 0
-            budgets.append(
-                (
-                    _raw_within(max(0, room), measure),
-                    f"{limits.provider}'s request limit of {limits.max_request_bytes:,} bytes "
-                    f"({measure}) with the other media and text",
-                )
-            )
-        if not budgets:
-            return None, ""
-        return min(budgets)
+        measure = self.limits.request_bytes_measure
+        others = sum(
+            measured_size(slot.size or 0, measure)
+            for slot in slots
+            if slot.size is not None and all(slot is not image for image in images)
+        )
+        return self.budget_for(others, len(images))
+
+    def budget_for(self, others: int, count: int) -> tuple[int | None, str]:
+        """The raw bytes ``count`` images may take beside ``others`` (see `image_budget`)."""
+        return image_budget(self.limits, others, count, self.text_bytes)
 
     def refit_to_share(self, slot: _Slot, image_count: int, cap: int, reason: str) -> bool:
         """Fit one image again under ``cap`` raw bytes; False (and a problem) if it cannot."""
         measure = self.limits.image_bytes_measure
         try:
             data = slot.result.read(self.options.policy)
-            earlier = tuple(change for change in slot.changes if change.kind != "re-encoded")
+            earlier = tuple(c for c in slot.changes if c.kind not in ("re-encoded", "shared"))
             refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
             self.fit_image(
                 refit,
@@ -771,10 +819,7 @@ class _Preparation:
                 f"{slot.where}: does not fit its share of {reason}: {_reason(exc, slot.block)}"
             )
             return False
-        shared = Change(
-            "shared", f"fitted to {measured_size(cap, measure):,} bytes ({measure}): {reason}"
-        )
-        changes = earlier + refit.changes + (shared,)
+        changes = earlier + refit.changes + (self.shared_change(cap, reason),)
         fitted = refit.result
         slot.result = _replaced(slot.block, fitted.read(), fitted.mime_type, changes, self)
         slot.size, slot.changes = refit.size, changes
@@ -831,42 +876,6 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
-
-
-def _water_level(sizes: list[int], budget: int) -> int:
-    """The largest cap such that the sizes, each cut to at most the cap, sum to ``budget``."""
-    ordered = sorted(sizes, reverse=True)
-    rest = sum(ordered)
-    for count, size in enumerate(ordered, start=1):
-        rest -= size
-        cap = (budget - rest) // count
-        if count == len(ordered) or cap >= ordered[count]:
-            return min(cap, size)
-    return 0
-
-
-def _raw_within(limit: int, measure: ByteMeasure) -> int:
-    """The most raw bytes whose size counted as ``measure`` is within ``limit``."""
-    return (limit // 4) * 3 if measure == "base64" else limit
-
-
-def _text_bytes(messages: list[Message]) -> int:
-    """JSON bytes of everything in the messages but the media (text, tool calls, thinking)."""
-    total = 0
-    for message in messages:
-        total += 64  # the role and the braces around the content
-        for block in message.content:
-            if isinstance(block, MediaBlock):
-                continue
-            if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
-                total += 128 + sum(
-                    len(item.model_dump_json())
-                    for item in block.content
-                    if not isinstance(item, MediaBlock)
-                )
-            else:
-                total += len(block.model_dump_json())
-    return total
 
 
 def _needed(kind: str) -> str:

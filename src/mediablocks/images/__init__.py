@@ -10,38 +10,51 @@
    metadata is returned unchanged: the same bytes (`FittedImage.unchanged`).
 3. **Lossless strip.** When only private metadata is in the way, JPEG and PNG files lose their
    metadata segments/chunks without being re-encoded (pixels identical).
-4. Otherwise the image is decoded (a JPEG at a reduced DCT scale via ``draft`` when the target
-   is much smaller), **EXIF orientation** is applied to the pixels, CMYK becomes RGB (through the
-   ICC profile when there is one), 16-bit becomes 8-bit, formats the provider refuses are
-   **converted** (PNG for transparency and graphics, JPEG for photos), an animation the provider
-   refuses is reduced to its **first frame**, the image is **scaled down** (never up) to the
-   pixel limits, and **re-encoded** to fit the byte limit as the provider counts bytes: a binary
-   search on JPEG quality, then a smaller scale. The ICC profile is kept; EXIF (GPS, serial
-   numbers, dates), XMP, IPTC and comments are not.
+4. Otherwise the image is decoded (a JPEG at a reduced DCT scale via ``draft`` when the target,
+   or the byte limit, needs it much smaller; a large 8-bit PNG a strip of rows at a time, resized
+   band by band, so memory follows the output), **EXIF orientation** is applied to the pixels,
+   CMYK becomes RGB (through the ICC profile when there is one), 16-bit becomes 8-bit, formats
+   the provider refuses are **converted** (PNG for transparency and graphics, JPEG for photos),
+   an animation the provider refuses is reduced to its **first frame**, the image is **scaled
+   down** (never up) to the pixel limits, and **re-encoded** to fit the byte limit as the
+   provider counts bytes: quality first (predicted on a sample of the image, confirmed by one
+   full encode), then resolution, never below quality `MIN_JPEG_QUALITY` or the target's
+   ``min_side``. The ICC profile is kept; EXIF (GPS, serial numbers, dates), XMP, IPTC and
+   comments are not.
+
+Images returned untouched are checked to decode first (`verify_decodes`, at bounded cost), and
+every Pillow call runs inside one error boundary (`pillow_errors`): a broken file gives
+`DecodeError`, never Pillow's own exceptions.
 
 Every step taken is recorded as a `Change`.
 
 The steps live in small modules: `target` (what to fit), `opening` (bomb guard, error
-boundary), `metadata` (facts and the lossless strip), `convert` (pixels), `encoding` (the byte-limit
-search) and `fit` (the order). Everything public is imported from here.
+boundary), `metadata` (facts and the lossless strip), `verify` (untouched images decode),
+`strips` (large PNGs in bands), `convert` (pixels), `encoding` (the byte-limit search) and `fit`
+(the order). Everything public is imported from here.
 """
 
 from __future__ import annotations
 
+from .encoding import MIN_JPEG_QUALITY
 from .fit import fit_image
 from .metadata import strip_jpeg_metadata, strip_png_metadata
-from .opening import _rasterise_svg, _unreadable_hint, image_size
+from .opening import _rasterise_svg as _rasterise_svg  # hooks other modules extend
+from .opening import _unreadable_hint as _unreadable_hint
+from .opening import image_size, pillow_errors
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
+from .verify import verify_decodes
 
 __all__ = [
     "DEFAULT_MAX_IMAGE_PIXELS",
+    "MIN_JPEG_QUALITY",
     "Change",
     "FittedImage",
     "ImageTarget",
-    "_rasterise_svg",
-    "_unreadable_hint",
     "fit_image",
     "image_size",
+    "pillow_errors",
     "strip_jpeg_metadata",
     "strip_png_metadata",
+    "verify_decodes",
 ]

@@ -35,6 +35,7 @@ from .opening import (
     _rasterise_svg,
     pillow_errors,
 )
+from .strips import png_resized_in_strips
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
 from .verify import verify_decodes
 
@@ -43,17 +44,7 @@ from .verify import verify_decodes
 
 def _scale_for(width: int, height: int, target: ImageTarget) -> float:
     """The largest scale <= 1 at which ``width`` x ``height`` meets every pixel limit."""
-    scale = 1.0
-    long_edge, short_edge = max(width, height), min(width, height)
-    for side in (target.max_side, target.optimal_side):
-        if side is not None and long_edge > side:
-            scale = min(scale, side / long_edge)
-    for pixels in (target.max_pixels, target.optimal_pixels):
-        if pixels is not None and width * height > pixels:
-            scale = min(scale, math.sqrt(pixels / (width * height)))
-    if target.short_side is not None and short_edge * scale > target.short_side:
-        scale = min(scale, target.short_side / short_edge)
-    return scale
+    return target.scale_for(width, height)
 
 
 def _scaled(width: int, height: int, scale: float, target: ImageTarget) -> tuple[int, int]:
@@ -131,7 +122,7 @@ def _fit(
                 changes.append(_metadata_change(facts))
                 return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))
         return _reencode(
-            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, len(data)
+            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, data
         )
 
 
@@ -188,7 +179,7 @@ def _reencode(
     changes: list[Change],
     what: str,
     max_pixels: int | None,
-    size: int,
+    data: bytes,
 ) -> FittedImage:
     keep_animation = facts.animated and not plan.animation_refused
     if keep_animation and max_pixels is not None:
@@ -199,7 +190,7 @@ def _reencode(
     icc = image.info.get("icc_profile")
     exif_bytes = image.info.get("exif")
     if facts.format in ("JPEG", "MPO"):
-        byte_scale = _byte_scale(image, facts, target, size, plan.scale)
+        byte_scale = _byte_scale(image, facts, target, len(data), plan.scale)
         if byte_scale < 1.0:
             final_w, final_h = _scaled(facts.width, facts.height, plan.scale, target)
             # Decode at the smallest DCT scale within 20% of the predicted one: a full decode
@@ -210,7 +201,17 @@ def _reencode(
         else:
             draft = (final_w, final_h)
         _draft_jpeg(image, facts, target, draft)
-    frames = _frames(image, keep_animation, what)
+    frames = None
+    if (
+        facts.format == "PNG"
+        and facts.frames == 1
+        and (final_w, final_h) != (facts.width, facts.height)
+    ):
+        upright = (final_h, final_w) if facts.orientation >= 5 else (final_w, final_h)
+        strips = png_resized_in_strips(data, upright, what)  # memory: the output, not the input
+        frames = None if strips is None else [strips]
+    if frames is None:
+        frames = _frames(image, keep_animation, what)
     if facts.frames > 1 and not keep_animation and facts.format != "MPO":
         label = "animation frames" if facts.animated else "pages"
         changes.append(Change("first_frame", f"kept the first of {facts.frames} {label}"))

@@ -5,6 +5,7 @@ No Pillow here: `prepare` and the limits read these before any image is opened.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..limits import ByteMeasure, ProviderLimits, measured_size
@@ -80,6 +81,20 @@ class ImageTarget:
             short_side=limits.server_short_side if optimal_size else None,
             min_side=min_side,
         )
+
+    def scale_for(self, width: int, height: int) -> float:
+        """The largest scale <= 1 at which ``width`` x ``height`` meets every pixel limit."""
+        scale = 1.0
+        long_edge, short_edge = max(width, height), min(width, height)
+        for side in (self.max_side, self.optimal_side):
+            if side is not None and long_edge > side:
+                scale = min(scale, side / long_edge)
+        for pixels in (self.max_pixels, self.optimal_pixels):
+            if pixels is not None and width * height > pixels:
+                scale = min(scale, math.sqrt(pixels / (width * height)))
+        if self.short_side is not None and short_edge * scale > self.short_side:
+            scale = min(scale, self.short_side / short_edge)
+        return scale
 
     def fits_bytes(self, raw_size: int) -> bool:
         """True when a file of ``raw_size`` bytes is within the byte limit as counted."""
