@@ -84,6 +84,14 @@ def _is_text_like(mime: str) -> bool:
     return (mime.startswith("text/") and mime not in ("text/rtf",)) or mime in TEXT_TYPES
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def text_convertible(mime: str) -> bool:
     """True when `document_text` can read this type."""
     return (
@@ -153,11 +161,16 @@ def document_text(
     raise UnsupportedBlockError(f"{what}: no text can be read from {mime}")
 
 
-def wrap_text(extracted: ExtractedText, filename: str | None, mime: str) -> str:
+def wrap_text(
+    extracted: ExtractedText,
+    filename: str | None,
+    mime: str,
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+) -> str:
     """The text as the model reads it: inside a ``<document>`` element naming the file."""
     name = f' name="{html.escape(filename)}"' if filename else ""
     kind = extracted.source.split(" ", 1)[0] if extracted.source else mime
-    cut = f"\n[text cut at {len(extracted.text):,} characters]" if extracted.truncated else ""
+    cut = f"\n[text cut at {max_chars:,} characters]" if extracted.truncated else ""
     return f'<document{name} type="{html.escape(kind)}">\n{extracted.text}{cut}\n</document>'
 
 
@@ -198,6 +211,8 @@ def convert_document(
     mime = block.mime_type
     what = block.describe()
     native = mime in limits.document_types
+    if native and _is_text_like(mime) and strategy in ("convert", "pages"):
+        native = _is_utf8(data)  # providers read text documents as UTF-8 (UTF-16 is converted)
     if strategy == "raise" or (native and strategy == "convert"):
         return None
     if native and strategy == "pages" and mime != PDF:
@@ -238,7 +253,7 @@ def _text(
             f"{what}: its text is longer than max_text_chars={max_chars:,} (or has more than "
             f"max_pages={max_pages} pages) and truncate_documents=False"
         )
-    text = wrap_text(extracted, block.filename, mime)
+    text = wrap_text(extracted, block.filename, mime, max_chars)
     detail = f"{mime} -> text ({extracted.source}, {len(extracted.text):,} characters"
     if extracted.pages is not None:
         taken = min(extracted.pages, max_pages)

@@ -228,9 +228,12 @@ def _ppt(ole: Any, sink: TextSink, what: str) -> int:
         if kind == _PPT_SLIDE_PERSIST and in_slide_list:
             slides += 1
             sink.line(f"\n## Slide {slides}")
-        elif kind == _PPT_TEXT_CHARS:
-            sink.line(body[: len(body) & ~1].decode("utf-16-le", "replace").replace("\r", "\n"))
-        elif kind == _PPT_TEXT_BYTES:
-            sink.line(body.decode("cp1252", "replace").replace("\r", "\n"))
+        elif kind in (_PPT_TEXT_CHARS, _PPT_TEXT_BYTES):
+            if kind == _PPT_TEXT_CHARS:
+                text = body[: len(body) & ~1].decode("utf-16-le", "replace")
+            else:
+                text = body.decode("cp1252", "replace")
+            if text.strip() != "*":  # "*" is a field placeholder (date, slide number)
+                sink.line(text.replace("\r", "\n"))
         pos += 8 + size
     return slides

@@ -28,7 +28,9 @@ __all__ = ["convert_refused_image", "is_jxl", "is_psd", "is_svg", "unreadable_hi
 _JXL_CONTAINER = b"\x00\x00\x00\x0cJXL \r\n\x87\n"
 _EXTERNAL_REF = re.compile(rb"""href\s*=\s*["']\s*(?!#|data:)[^"'\s]""", re.IGNORECASE)
 _SVG_ROOT = re.compile(rb"<svg\b[^>]*>", re.IGNORECASE | re.DOTALL)
-_LENGTH = re.compile(r"^\s*([0-9.]+)\s*(px)?\s*$")
+_LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(px|pt|pc|mm|cm|in|em|ex)?\s*$")
+_UNIT_PX = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54}
+_UNIT_PX.update({"in": 96.0, "em": 16.0, "ex": 8.0})
 _MIN_SVG_SIDE = 512
 _DEFAULT_SIDE = 2048
 
@@ -100,7 +102,10 @@ def _svg_size(data: bytes) -> tuple[float, float] | None:
     width, height = attrs.get("width", ""), attrs.get("height", "")
     found_w, found_h = _LENGTH.match(width), _LENGTH.match(height)
     if found_w and found_h:
-        return float(found_w.group(1)), float(found_h.group(1))
+        return (
+            float(found_w.group(1)) * _UNIT_PX[found_w.group(2) or ""],
+            float(found_h.group(1)) * _UNIT_PX[found_h.group(2) or ""],
+        )
     box = attrs.get("viewBox", "").replace(",", " ").split()
     if len(box) == 4:
         try:
@@ -133,10 +138,12 @@ def rasterise_svg(data: bytes, max_side: int | None, max_pixels: int | None, wha
         height = max(1, round(size[1] * scale))
     with decoder_errors(what, "SVG"):
         text = data.decode("utf-8")
-        if width is not None and height is not None:
-            png = resvg.svg_to_bytes(svg_string=text, width=width, height=height)
-        else:
+        if width is None or height is None:  # no size declared: resvg's default (100 x 100)
             png = resvg.svg_to_bytes(svg_string=text)
+        elif height > width:  # resvg keeps the aspect ratio from the one side given
+            png = resvg.svg_to_bytes(svg_string=text, height=height)
+        else:
+            png = resvg.svg_to_bytes(svg_string=text, width=width)
     return bytes(png)
 
 
