@@ -123,7 +123,7 @@ def _render(
         try:
             width, height = page.get_size()
             scale = render_scale(width, height, dpi, max_side, max_pixels)
-            bitmap = page.render(scale=scale, may_draw_forms=True)
+            bitmap = page.render(scale=scale, may_draw_forms=True, rev_byteorder=True)
             try:
                 image = bitmap.to_pil()
                 if image.mode not in ("RGB", "L"):
@@ -132,7 +132,7 @@ def _render(
                 if image_format == "png":
                     image.save(out, "PNG", optimize=False)
                 else:
-                    image.save(out, "JPEG", quality=_JPEG_QUALITY, optimize=True)
+                    image.save(out, "JPEG", quality=_JPEG_QUALITY)
                 size = image.size
             finally:
                 bitmap.close()
