@@ -180,6 +180,8 @@ mk audio/sample.amr audio/amr audio 'sox -n -r 8000 -c 1 -b 16 -t wav - synth 0.
 mk audio/sample.mid audio/midi audio '/usr/bin/python3 -c "import mido; f = mido.MidiFile(ticks_per_beat=96); t = mido.MidiTrack(); f.tracks.append(t); t.append(mido.MetaMessage(\"set_tempo\", tempo=500000)); t.append(mido.Message(\"program_change\", program=0, time=0)); [t.extend([mido.Message(\"note_on\", note=n, velocity=80, time=0), mido.Message(\"note_off\", note=n, velocity=0, time=48)]) for n in (60, 64, 67, 72)]; f.save(\"audio/sample.mid\")"'
 mk audio/sample.caf audio/x-caf audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.3 -c:a pcm_s16be -f caf audio/sample.caf'
 mk audio/sample.ac3 audio/ac3 audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=48000:duration=0.3 -c:a ac3 -b:a 64k -f ac3 audio/sample.ac3'
+mk audio/voice-note.webm audio/webm audio 'espeak-ng -v en -s 150 -w "$W/voice.wav" "This is a voice note recorded in the browser. Please transcribe it." && ffmpeg -v error -i "$W/voice.wav" -ar 48000 -ac 1 -c:a libopus -b:a 24k -application voip -f webm audio/voice-note.webm'
+mk audio/voice-memo.m4a audio/mp4 audio 'espeak-ng -v en-us -s 160 -w "$W/memo.wav" "Reminder: buy milk, call the bank, and send the report by Friday." && ffmpeg -v error -i "$W/memo.wav" -ar 44100 -ac 1 -c:a aac -b:a 32k -movflags +faststart -f ipod audio/voice-memo.m4a'
 
 ######################################################################################### video
 mk video/h264-aac.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f mp4 video/h264-aac.mp4'
@@ -200,6 +202,8 @@ mk video/elementary.m1v video/mpeg video 'ffmpeg -v error -f lavfi -i testsrc2=s
 mk video/elementary.m2v video/mpeg video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=25:duration=0.4 -c:v mpeg2video -q:v 20 -f mpeg2video video/elementary.m2v'
 mk video/theora-vorbis.ogv video/ogg video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libtheora -q:v 3 -c:a libvorbis -q:a 0 -f ogg video/theora-vorbis.ogv'
 mk video/wmv2-wmav2.wmv video/x-ms-wmv video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v wmv2 -q:v 15 -c:a wmav2 -b:a 32k -f asf video/wmv2-wmav2.wmv'
+mk video/hevc-aac.mov video/quicktime video 'espeak-ng -v en -w "$W/hevc.wav" "High efficiency video." && ffmpeg -v error -f lavfi -i testsrc2=size=192x108:rate=24:duration=2 -i "$W/hevc.wav" -t 2 -c:v libx265 -preset fast -crf 32 -x265-params log-level=error -tag:v hvc1 -pix_fmt yuv420p -c:a aac -b:a 32k -ac 1 -f mov video/hevc-aac.mov'
+mk video/phone-h264-aac.mp4 video/mp4 video 'espeak-ng -v en -w "$W/phone.wav" "Here is the view from the window, and now the street below." && ffmpeg -v error -f lavfi -i testsrc2=size=144x256:rate=30:duration=6 -i "$W/phone.wav" -t 6 -c:v libx264 -profile:v high -preset veryfast -crf 36 -g 30 -pix_fmt yuv420p -c:a aac -b:a 32k -ac 1 -ar 44100 -movflags +faststart -f mp4 video/phone-h264-aac.mp4'
 
 ###################################################################################### document
 mk document/pillow.pdf application/pdf document '"$PY" -c "from PIL import Image; Image.open(\"image/rgb.png\").save(\"document/pillow.pdf\", resolution=72)"'

@@ -72,6 +72,8 @@ _EXTENSIONS = {
     "image/webp": ".webp",
     "audio/mpeg": ".mp3",
     "audio/wav": ".wav",
+    "audio/flac": ".flac",
+    "video/mp4": ".mp4",
 }
 
 
@@ -521,7 +523,16 @@ class _Preparation:
         kind = _kind(block)
         if not self.readable(block):
             if not self.limits.types_for(kind):
-                self.problems.append(f"{slot.where}: {self.limits.provider} takes no {kind} input")
+                hint = _needed(kind)
+                if (
+                    kind == "video"
+                    and self.limits.image_types
+                    and isinstance(block.source, URLSource)
+                ):
+                    hint = " (read_urls=True lets prepare fetch it and send frames)"
+                self.problems.append(
+                    f"{slot.where}: {self.limits.provider} takes no {kind} input{hint}"
+                )
             return
         try:
             data = block.read(self.options.policy)
@@ -547,7 +558,7 @@ class _Preparation:
             return False
         name = self.limits.provider
         if not accepted:
-            self.problems.append(f"{slot.where}: {name} takes no {kind} input")
+            self.problems.append(f"{slot.where}: {name} takes no {kind} input{_needed(kind)}")
         else:
             self.problems.append(
                 f"{slot.where}: {name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}"
@@ -769,6 +780,16 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
+
+
+def _needed(kind: str) -> str:
+    """What sending a kind the provider takes in no form would need."""
+    if kind == "audio":
+        return (
+            " in any form (transcribe it first, or use a provider taking audio: an OpenAI "
+            "audio model, Gemini, Bedrock, Mistral)"
+        )
+    return ""
 
 
 def _describe(block: ContentBlock) -> str:

@@ -2,8 +2,9 @@
 
 Both decode as a stream with PyAV: `sample_frames` holds one decoded frame at a time (it seeks
 when the next wanted time is far ahead), `transcode_video` encodes each frame as it is decoded,
-so memory is the output plus a few frames. Frame sizes are checked against the pixel limit before
-any frame is converted, as images are (`ImageBombError`).
+so memory is the output plus a few frames. Seeking stops once a seek lands no further than
+decoding on would (keyframes sparser than the wanted frames). Frame sizes are checked against
+the pixel limit before any frame is converted, as images are (`ImageBombError`).
 
 Frame strategy (``docs/conversion.md``): ``max_frames`` frames spread evenly over the duration,
 each in the middle of its slice of time, or one every ``frame_interval`` seconds (at most
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..errors import DoesNotFitError, ImageBombError
+from ..errors import DecodeError, DoesNotFitError, ImageBombError
 from ..images import Change
 from ._av import Deadline, decoding, import_av, open_input
 
@@ -88,7 +89,7 @@ class TranscodedVideo:
 
 def _video_stream(container: Any, what: str) -> Any:
     if not container.streams.video:
-        raise DoesNotFitError(f"{what}: holds no video stream")
+        raise DecodeError(f"{what}: holds no video stream")
     return container.streams.video[0]
 
 
@@ -165,20 +166,26 @@ def sample_frames(
         index = 0
         last_time = 0.0
         may_seek = True  # one seek per wanted frame at most: a far keyframe must not loop
+        seeks_help = True  # False once a seek lands no later than where decoding already was
+        seeked_from: float | None = None
         decoder = container.decode(stream)
         while index < len(wanted):
             deadline.check()
-            if may_seek and wanted[index] - last_time > _SEEK_AHEAD:
+            if seeks_help and may_seek and wanted[index] - last_time > _SEEK_AHEAD:
                 offset = int((wanted[index] + start) / stream.time_base)
                 container.seek(offset, stream=stream, backward=True)
                 decoder = container.decode(stream)
-                may_seek = False
+                may_seek, seeked_from = False, last_time
             frame = next(decoder, None)
             if frame is None:
                 break
             if (frame.width, frame.height) != (width, height):
                 _check_pixels(frame.width, frame.height, max_pixels, what)
             time = (float(frame.time) - start) if frame.time is not None else last_time + 0.04
+            if seeked_from is not None:
+                # Keyframes sparser than the frames wanted: decoding on is cheaper than seeking.
+                seeks_help = time > seeked_from + _SEEK_AHEAD / 2
+                seeked_from = None
             last_time = time
             if time + 1e-6 < wanted[index]:
                 continue
@@ -295,12 +302,14 @@ def _transcode_once(
                 if packet.stream is source:
                     picture = frame.reformat(width=out_w, height=out_h, format="yuv420p")
                     picture.pts = count
+                    picture.time_base = 1 / rate
                     count += 1
                     output.mux(video.encode(picture))
                 elif audio is not None and resampler is not None:
                     frame.pts = None
                     for chunk in resampler.resample(frame):
                         chunk.pts = samples
+                        chunk.time_base = Fraction(1, 48000)
                         samples += chunk.samples
                         output.mux(audio.encode(chunk))
             if max_bytes is not None and buffer.tell() > max_bytes:
@@ -310,6 +319,7 @@ def _transcode_once(
         if audio is not None and resampler is not None:
             for chunk in resampler.resample(None):
                 chunk.pts = samples
+                chunk.time_base = Fraction(1, 48000)
                 samples += chunk.samples
                 output.mux(audio.encode(chunk))
             output.mux(audio.encode(None))
