@@ -7,6 +7,8 @@ import struct
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 import mediablocks as mb
@@ -131,3 +133,29 @@ def test_refused_images_in_testdata_are_sendable_to_every_provider_taking_images
         [block] = prepared[0].content
         assert isinstance(block, mb.ImageBlock)
         assert block.mime_type in limits_for(provider).image_types
+
+
+@pytest.mark.parametrize(
+    "name", ["with-xml-declaration.svg", "container.jxl", "codestream.jxl", "sample.psd"]
+)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_refused_images_raise_only_mediablocks_errors(
+    name: str, data: st.DataObject
+) -> None:
+    original = bytearray((IMAGES / name).read_bytes())
+    for position in data.draw(st.lists(st.integers(0, len(original) - 1), min_size=1, max_size=6)):
+        original[position] = data.draw(st.integers(0, 255))
+    mutated = bytes(original[: data.draw(st.integers(len(original) // 2, len(original)))])
+    try:
+        fit_image(mutated, target("ollama"), what=name)
+    except mb.MediaBlocksError as exc:
+        assert name in str(exc)  # noqa: PT017 - the error names the image
+
+
+def test_a_jpeg_xl_header_declaring_a_bomb_is_refused_before_decoding() -> None:
+    # SizeHeader bits (LSB first): small=0, height selector 3 (30 bits) = 2**30 - 1, ratio 1:1.
+    bits = (3 << 1) | ((2**30 - 1) << 3) | (1 << 33)
+    bomb = b"\xff\x0a" + bits.to_bytes(10, "little")
+    with pytest.raises(mb.ImageBombError, match=r"bomb\.jxl"):
+        fit_image(bomb, target("anthropic"), what="bomb.jxl")

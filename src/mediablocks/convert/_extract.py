@@ -119,6 +119,11 @@ def decoder_errors(what: str, format_name: str) -> Iterator[None]:
     except Exception as exc:
         detail = str(exc).strip() or type(exc).__name__
         raise DecodeError(f"{what}: not a readable {format_name}: {detail[:200]}") from None
+    except BaseException as exc:
+        # A panic in a Rust extension (resvg, the JPEG XL plugin) is a BaseException (pyo3).
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise DecodeError(f"{what}: not a readable {format_name}: the decoder panicked") from None
 
 
 class ZipReader:

@@ -6,8 +6,8 @@
   complete SVG renderer in Rust shipped as a wheel, with no system library (cairosvg needs the
   cairo C library installed separately). SVGs that reference external files (``href`` to a path
   or URL) or declare entities are refused: rendering must not read the local disk.
-- **JPEG XL** is decoded by Pillow once ``pillow-jxl-plugin`` (``mediablocks[jxl]``) is imported,
-  which registers it; fitting then converts it like any refused format.
+- **JPEG XL** is decoded with ``pillow-jxl-plugin`` (``mediablocks[jxl]``), after a pixel-count
+  check, and passed on as a lossless PNG that fitting then treats like any other image.
 - **PSD**: Pillow reads 8-bit PSDs itself; 16-bit ones (what ImageMagick writes for a gradient)
   it cannot, so their merged composite image (grey or RGB, raw or PackBits) is read here, scaled
   to 8 bits, and passed on as PNG. Other PSDs Pillow refuses (32-bit float, Lab, duotone...) raise
@@ -43,7 +43,8 @@ def is_svg(data: bytes, mime: str | None = None) -> bool:
 
 
 def is_jxl(data: bytes) -> bool:
-    return data[:2] == b"\xff\x0a" or data[:12] == _JXL_CONTAINER
+    """What pillow-jxl-plugin claims (its accept test), so none of it reaches Pillow directly."""
+    return data[:2] == b"\xff\x0a" or data[:12] == _JXL_CONTAINER or data[4:7] == b"JXL"
 
 
 def is_psd(data: bytes) -> bool:
@@ -71,7 +72,7 @@ def convert_refused_image(
     what: str,
 ) -> tuple[bytes, str] | None:
     """``(png_bytes, change_description)`` when ``data`` had to be converted before Pillow can
-    read it; None when Pillow can read it as it is (JPEG XL only needs its plugin registered).
+    read it; None when Pillow reads it as it is.
 
     Raises `UnsupportedBlockError` when a conversion is needed and ``convert`` is False or the
     extra is missing, `ImageBombError` for a PSD over ``max_pixels``, `DecodeError` when broken.
@@ -81,8 +82,9 @@ def convert_refused_image(
             raise UnsupportedBlockError(f"{what}: SVG must be rasterised and convert=False")
         return rasterise_svg(data, max_side, max_pixels, what), "SVG -> PNG (rendered with resvg)"
     if is_jxl(data):
-        require("pillow_jxl", "jxl", what, "decoding JPEG XL")  # registers the Pillow plugin
-        return None
+        if not convert:
+            raise UnsupportedBlockError(f"{what}: JPEG XL must be converted and convert=False")
+        return jxl_to_png(data, max_pixels, what), "JPEG XL -> PNG (decoded with pillow-jxl-plugin)"
     if is_psd(data) and not _pillow_reads(data):
         if not convert:
             raise UnsupportedBlockError(f"{what}: this PSD must be converted and convert=False")
@@ -145,6 +147,90 @@ def rasterise_svg(data: bytes, max_side: int | None, max_pixels: int | None, wha
         else:
             png = resvg.svg_to_bytes(svg_string=text, width=width)
     return bytes(png)
+
+
+# -- JPEG XL --------------------------------------------------------------------------------------
+
+
+def jxl_to_png(data: bytes, max_pixels: int | None, what: str) -> bytes:
+    """JPEG XL decoded by pillow-jxl-plugin (its first frame), as a lossless PNG.
+
+    Decoded here rather than left to the fitting code so that the plugin's own errors (it raises
+    RuntimeError on a broken file) are wrapped, and the pixel count is checked before decoding.
+    """
+    width, height = jxl_size(data, what)  # the plugin decodes on open: check before
+    if max_pixels is not None and width * height > max_pixels:
+        raise ImageBombError(
+            f"{what}: {width * height:,} pixels ({width}x{height}) exceeds the "
+            f"decompression-bomb limit of {max_pixels:,} pixels",
+            limit=max_pixels,
+            size=width * height,
+        )
+    require("pillow_jxl", "jxl", what, "decoding JPEG XL")  # importing registers the plugin
+    from PIL import Image
+
+    with decoder_errors(what, "JPEG XL"), Image.open(BytesIO(data)) as image:
+        image.load()
+        out = BytesIO()
+        keep = image.mode if image.mode in ("RGB", "RGBA", "L", "LA") else "RGBA"
+        image.convert(keep).save(out, "PNG")
+    return out.getvalue()
+
+
+_JXL_RATIOS = {1: (1, 1), 2: (12, 10), 3: (4, 3), 4: (3, 2), 5: (16, 9), 6: (5, 4), 7: (2, 1)}
+
+
+def jxl_size(data: bytes, what: str) -> tuple[int, int]:
+    """``(width, height)`` from a JPEG XL SizeHeader (ISO/IEC 18181-1 D.2), nothing decoded."""
+    stream = data
+    if data[:12] == _JXL_CONTAINER:
+        stream = _jxl_codestream(data, what)
+    if stream[:2] != b"\xff\x0a" or len(stream) < 12:
+        raise DecodeError(f"{what}: not a readable JPEG XL: no codestream header")
+    bits = int.from_bytes(stream[2:12], "little")
+    pos = 0
+
+    def take(count: int) -> int:
+        nonlocal pos
+        value = (bits >> pos) & ((1 << count) - 1)
+        pos += count
+        return value
+
+    def dimension(div8: int) -> int:
+        if div8:
+            return 8 * (1 + take(5))
+        return 1 + take((9, 13, 18, 30)[take(2)])
+
+    small = take(1)
+    height = dimension(small)
+    ratio = take(3)
+    if ratio:
+        numerator, denominator = _JXL_RATIOS[ratio]
+        width = height * numerator // denominator
+    else:
+        width = dimension(small)
+    return width, height
+
+
+def _jxl_codestream(data: bytes, what: str) -> bytes:
+    """The start of the codestream inside a JPEG XL container (``jxlc`` or first ``jxlp`` box)."""
+    pos = 0
+    while pos + 8 <= len(data):
+        size = int.from_bytes(data[pos : pos + 4], "big")
+        kind = data[pos + 4 : pos + 8]
+        header = 8
+        if size == 1 and pos + 16 <= len(data):
+            size, header = int.from_bytes(data[pos + 8 : pos + 16], "big"), 16
+        elif size == 0:
+            size = len(data) - pos
+        if kind == b"jxlc":
+            return data[pos + header : pos + header + 64]
+        if kind == b"jxlp":
+            return data[pos + header + 4 : pos + header + 68]
+        if size < header:
+            break
+        pos += size
+    raise DecodeError(f"{what}: not a readable JPEG XL: no codestream box")
 
 
 # -- PSD ------------------------------------------------------------------------------------------
