@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -168,3 +169,23 @@ def test_every_document_in_testdata_is_sendable_to_every_provider(path: str) -> 
     for provider in PROVIDERS:
         prepared = mb.prepare(message(path), provider)
         assert mb.encode(prepared, provider)
+
+
+def test_a_document_url_not_read_says_how_to_convert_it() -> None:
+    block = mb.FileBlock.from_url("https://example.com/report.pdf")
+    with pytest.raises(mb.DoesNotFitError, match=r"read_urls=True lets prepare fetch it"):
+        mb.prepare([mb.UserMessage(content=[block])], "ollama")
+
+
+BAD = sorted((TESTDATA / "bad").iterdir())
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_hostile_files_as_documents_raise_only_mediablocks_errors(path: Path) -> None:
+    block = mb.FileBlock.from_path(path)
+    for provider in PROVIDERS:
+        for documents in ("convert", "text"):
+            try:
+                mb.prepare([mb.UserMessage(content=[block])], provider, documents=documents)  # type: ignore[arg-type]
+            except (mb.DoesNotFitError, mb.ImageBombError) as exc:  # a bomb is raised at once
+                assert path.name in str(exc)  # noqa: PT017 - the problem names the file

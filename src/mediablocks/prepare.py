@@ -530,6 +530,8 @@ class _Preparation:
                     and isinstance(block.source, URLSource)
                 ):
                     hint = " (read_urls=True lets prepare fetch it and send frames)"
+                elif kind == "document" and isinstance(block.source, URLSource):
+                    hint = " (read_urls=True lets prepare fetch it and send page images or text)"
                 self.problems.append(
                     f"{slot.where}: {self.limits.provider} takes no {kind} input{hint}"
                 )
