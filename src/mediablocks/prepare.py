@@ -135,11 +135,13 @@ class PrepareOptions:
             raise InvalidOptionError(f"audio={self.audio!r}: 'convert' or 'raise'")
         if self.video not in ("convert", "frames", "raise"):
             raise InvalidOptionError(f"video={self.video!r}: 'convert', 'frames' or 'raise'")
-        if self.max_frames < 1:
-            raise InvalidOptionError(f"max_frames={self.max_frames!r}: at least 1")
+        frames = self.max_frames
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise InvalidOptionError(f"max_frames={frames!r}: a whole number, at least 1")
         for name in ("frame_interval", "max_audio_seconds", "max_video_seconds", "time_budget"):
             value = getattr(self, name)
-            if value is not None and not value > 0:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if value is not None and not (number and value > 0):
                 raise InvalidOptionError(f"{name}={value!r}: a positive number of seconds")
 
 
