@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -189,3 +190,17 @@ def test_hostile_files_as_documents_raise_only_mediablocks_errors(path: Path) ->
                 mb.prepare([mb.UserMessage(content=[block])], provider, documents=documents)  # type: ignore[arg-type]
             except (mb.DoesNotFitError, mb.ImageBombError) as exc:  # a bomb is raised at once
                 assert path.name in str(exc)  # noqa: PT017 - the problem names the file
+
+
+def test_inspect_counts_a_document_that_becomes_pages_or_text_as_sendable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from mediablocks.cli import main
+
+    pdf, ps = str(DOCS / "three-pages.pdf"), str(DOCS / "sample.ps")
+    assert main(["inspect", "--json", "--provider", "ollama", pdf, ps]) == 0
+    rows = {Path(row["path"]).name: row for row in json.loads(capsys.readouterr().out)}
+    verdict = rows["three-pages.pdf"]["providers"]["ollama"]
+    assert verdict["status"] == "prepare"
+    assert verdict["changes"][-1] == "becomes 6 blocks"  # 3 x (page label, page image)
+    assert rows["sample.ps"]["providers"]["ollama"]["status"] == "cannot"
