@@ -204,3 +204,18 @@ def test_inspect_counts_a_document_that_becomes_pages_or_text_as_sendable(
     assert verdict["status"] == "prepare"
     assert verdict["changes"][-1] == "becomes 6 blocks"  # 3 x (page label, page image)
     assert rows["sample.ps"]["providers"]["ollama"]["status"] == "cannot"
+
+
+def test_pages_take_only_the_image_slots_the_request_has_left() -> None:
+    # Mistral takes at most 8 images a request: 7 photos leave room for one page.
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(buffer, "PNG")
+    photos = [mb.ImageBlock.from_bytes(buffer.getvalue()) for _ in range(7)]
+    pdf = mb.media_block(DOCS / "three-pages.pdf")
+    messages = [mb.UserMessage(content=[*photos, pdf])]
+    prepared, report = prepare_with_report(messages, "mistral", documents="pages")
+    images = [b for b in prepared[0].content if isinstance(b, mb.ImageBlock)]
+    assert len(images) == 8
+    assert "application/pdf -> 1 page image of 3" in str(report)
+    assert isinstance(prepared[0].content[-1], mb.TextBlock)
+    assert "pages 2-3 of three-pages.pdf not included" in prepared[0].content[-1].text

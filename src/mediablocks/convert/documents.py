@@ -192,7 +192,7 @@ def convert_document(
     limits: ProviderLimits,
     *,
     strategy: str = "convert",
-    image_count: int = 1,
+    image_count: int = 0,
     max_pages: int = DEFAULT_MAX_PAGES,
     max_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate: bool = True,
@@ -279,7 +279,7 @@ def _pages(
     total = page_count(data, what)
     taken = min(total, max_pages)
     if limits.max_images is not None:
-        taken = min(taken, max(0, limits.max_images - max(image_count - 1, 0)))
+        taken = min(taken, max(0, limits.max_images - image_count))  # room left for pages
     if taken < total and not truncate:
         raise DoesNotFitError(
             f"{what}: {total} pages is more than the {taken} page images allowed "
@@ -306,7 +306,8 @@ def _pages(
         blocks.append(image.model_copy(update={"metadata": metadata}))
     if taken < total:
         blocks.append(TextBlock(text=f"[pages {taken + 1}-{total} of {name} not included]"))
-    detail = f"application/pdf -> {taken} page images of {total} (JPEG, at most {side} px)"
+    images = f"{taken} page image{'s' if taken != 1 else ''}"
+    detail = f"application/pdf -> {images} of {total} (JPEG, at most {side} px)"
     if taken < total:
         detail += f"; pages {taken + 1}-{total} cut (max_pages={max_pages})"
     return ConvertedDocument(tuple(blocks), (Change("converted", detail),), taken, total, None)
