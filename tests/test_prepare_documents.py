@@ -219,3 +219,11 @@ def test_pages_take_only_the_image_slots_the_request_has_left() -> None:
     assert "application/pdf -> 1 page image of 3" in str(report)
     assert isinstance(prepared[0].content[-1], mb.TextBlock)
     assert "pages 2-3 of three-pages.pdf not included" in prepared[0].content[-1].text
+
+
+def test_a_scanned_pdf_has_no_text_to_send_but_its_pages() -> None:
+    # pillow.pdf is testdata/image/rgb.png saved as a PDF: an image, no text layer.
+    with pytest.raises(mb.DoesNotFitError, match=r"no text layer.*documents='pages'"):
+        mb.prepare(message("document/pillow.pdf"), "mistral", documents="text")
+    pages = mb.prepare(message("document/pillow.pdf"), "ollama")[0].content
+    assert sum(isinstance(block, mb.ImageBlock) for block in pages) == 1
