@@ -9,9 +9,15 @@ one conversion (sampled every millisecond from /proc, so FFmpeg's C allocations 
 MiB and as a multiple of the output's size. Inputs of two lengths show memory does not grow
 with the input.
 
-A baseline whose tool is not on PATH is skipped with a note. To add a case (say, PDF pages
-against ``pdftoppm``), append a `ConvertCase` to ``CASES``: a name, a function making the input
-file, the mediablocks call, and the baseline command.
+PDF rasterisation renders every page of a 10- and a 40-page PDF (the LibreOffice page of
+``testdata/document/report.pdf`` repeated with pypdfium2) at 150 dpi, against ``pdftoppm``
+(poppler-utils) with the same resolution and JPEG quality. Pages are rendered one at a time, so
+PDF memory is one page's RGB bitmap (1275 x 1651 x 3 = 6 MiB at 150 dpi) and the encoder's
+buffers, the same for 10 pages as for 40.
+
+A baseline whose tool is not on PATH is skipped with a note. To add a case, append a
+`ConvertCase` to ``CASES``: a name, a function making the input file, the mediablocks call, and
+the baseline command.
 
 Run by hand: ``python benchmarks/bench_convert.py [--rounds 5] [--only audio]``.
 """
@@ -149,6 +155,42 @@ def ours_transcode(data: bytes) -> int:
     return len(transcode_video(data, mime_type="video/quicktime", what="bench").data)
 
 
+def make_pdf(pages: int) -> Callable[[Path], None]:
+    """``pages`` copies of testdata/document/report.pdf's page (text, embedded fonts)."""
+
+    def make(path: Path) -> None:
+        import pypdfium2 as pdfium
+
+        report = Path(__file__).resolve().parent.parent / "testdata/document/report.pdf"
+        source = pdfium.PdfDocument(report.read_bytes())
+        document = pdfium.PdfDocument.new()
+        document.import_pages(source, [0] * pages)
+        document.save(str(path))
+        document.close()
+        source.close()
+
+    return make
+
+
+def ours_pdf_pages(data: bytes, image_format: str = "jpeg") -> int:
+    from mediablocks.convert.pdf import render_pages
+
+    pages = render_pages(
+        data,
+        what="bench",
+        max_pages=10_000,
+        dpi=150,
+        max_side=100_000,
+        image_format=image_format,  # type: ignore[arg-type]
+    )
+    return sum(len(page.data) for page in pages)
+
+
+def pdftoppm(image_format: str) -> Callable[[Path, Path], list[str]]:
+    codec = ["-png"] if image_format == "png" else ["-jpeg", "-jpegopt", "quality=85"]
+    return lambda src, out: ["pdftoppm", "-r", "150", *codec, str(src), str(out / "page")]
+
+
 FFMPEG = ["ffmpeg", "-nostdin", "-v", "error", "-y"]
 
 CASES: list[ConvertCase] = [
@@ -264,6 +306,30 @@ CASES: list[ConvertCase] = [
         ],
         suffix=".mov",
     ),
+    ConvertCase(
+        "PDF 10 pages -> JPEG q85, 150 dpi",
+        make_pdf(10),
+        ours_pdf_pages,
+        pdftoppm("jpeg"),
+        tool="pdftoppm",
+        suffix=".pdf",
+    ),
+    ConvertCase(
+        "PDF 40 pages -> JPEG q85, 150 dpi",
+        make_pdf(40),
+        ours_pdf_pages,
+        pdftoppm("jpeg"),
+        tool="pdftoppm",
+        suffix=".pdf",
+    ),
+    ConvertCase(
+        "PDF 10 pages -> PNG, 150 dpi",
+        make_pdf(10),
+        functools.partial(ours_pdf_pages, image_format="png"),
+        pdftoppm("png"),
+        tool="pdftoppm",
+        suffix=".pdf",
+    ),
 ]
 
 
@@ -292,7 +358,11 @@ def _memory_child(case_index: int, source: str) -> None:
     import av  # noqa: F401
 
     import mediablocks.convert.audio
+    import mediablocks.convert.pdf
     import mediablocks.convert.video  # noqa: F401
+
+    if case.suffix == ".pdf":
+        import pypdfium2  # noqa: F401
 
     before = _rss()
     peak = before

@@ -1,8 +1,9 @@
-"""The share of (audio/video file, provider) pairs of ``testdata/`` that `prepare` makes sendable.
+"""The share of (file, provider) pairs of ``testdata/`` that `prepare` makes sendable, per kind.
 
-For every audio and video file in ``testdata/manifest.json`` and every provider, one `prepare`
-call on a message holding just that file: a pair is sendable when it returns, not when it raises
-`DoesNotFitError`. Run it against any source tree to compare before and after a change:
+For every image, audio, video, document and text file in ``testdata/manifest.json`` and every
+provider, one `prepare` call on a message holding just that file: a pair is sendable when it
+returns, not when it raises `DoesNotFitError`. Run it against any source tree to compare before
+and after a change:
 
     PYTHONPATH=src python benchmarks/sendable_share.py [--why]
 """
@@ -14,7 +15,16 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from mediablocks import AudioBlock, MediaBlocksError, UserMessage, VideoBlock, prepare
+from mediablocks import (
+    AudioBlock,
+    FileBlock,
+    ImageBlock,
+    MediaBlock,
+    MediaBlocksError,
+    UserMessage,
+    VideoBlock,
+    prepare,
+)
 from mediablocks.limits import limits_for
 
 PROVIDERS = (
@@ -27,6 +37,13 @@ PROVIDERS = (
     "ollama",
 )
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+KINDS: dict[str, type[MediaBlock]] = {
+    "image": ImageBlock,
+    "audio": AudioBlock,
+    "video": VideoBlock,
+    "document": FileBlock,
+    "text": FileBlock,
+}
 
 
 def main() -> None:
@@ -37,15 +54,20 @@ def main() -> None:
     refusals: list[str] = []
     for path, entry in sorted(manifest.items()):
         kind = entry["kind"]
-        if kind not in ("audio", "video"):
+        if kind not in KINDS:
             continue
-        block_type = AudioBlock if kind == "audio" else VideoBlock
+        block_type = KINDS[kind]
         for provider in PROVIDERS:
             total[kind] += 1
             limits = limits_for(provider)
-            takes[kind] += bool(
-                limits.audio_types if kind == "audio" else limits.video_types or limits.image_types
-            )
+            if kind == "image":
+                takes[kind] += bool(limits.image_types)
+            elif kind == "audio":
+                takes[kind] += bool(limits.audio_types)
+            elif kind == "video":
+                takes[kind] += bool(limits.video_types or limits.image_types)
+            else:
+                takes[kind] += 1  # every provider takes text
             try:
                 prepare([UserMessage(content=[block_type.from_path(TESTDATA / path)])], provider)
             except MediaBlocksError as exc:
@@ -53,12 +75,12 @@ def main() -> None:
                 refusals.append(f"  {path} -> {provider}: {type(exc).__name__}: {reason}")
                 continue
             sendable[kind] += 1
-    for kind in ("audio", "video"):
+    for kind in KINDS:
         share = sendable[kind] / total[kind] if total[kind] else 0.0
         print(
             f"{kind}: {sendable[kind]}/{total[kind]} pairs sendable ({share:.0%}); "
             f"{takes[kind]} pairs have a provider taking {kind} in some form"
-            + (" (or images)" if kind == "video" else "")
+            + {"video": " (or images)", "document": " (or text, or images)"}.get(kind, "")
         )
     if "--why" in sys.argv:
         print("not sendable:")

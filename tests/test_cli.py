@@ -360,7 +360,7 @@ def test_a_decoder_failure_is_its_own_row_and_the_json_stays_valid(
     def broken_decoder(*args: object, **kwargs: object) -> object:
         raise SyntaxError("not a PSD this decoder understands")  # as Pillow's plugins do
 
-    monkeypatch.setattr(inspect_module, "prepare_block", broken_decoder)
+    monkeypatch.setattr(inspect_module, "prepare_with_report", broken_decoder)
     psd = TESTDATA / "image" / "sample.psd"
     photo = TESTDATA / "image" / "photo.jpg"
     assert main(["inspect", "--json", "--provider", "openai", str(psd), str(photo)]) == 0

@@ -275,12 +275,10 @@ def test_graphics_in_refused_formats_become_png(fmt: str) -> None:
     assert out.convert("RGB").tobytes() == source.tobytes()
 
 
-def test_svg_without_a_rasteriser_says_what_to_install() -> None:
-    pytest.importorskip("PIL")
-    if "cairosvg" in sys.modules or _installed("cairosvg"):
-        pytest.skip("cairosvg is installed")
+def test_svg_without_a_rasteriser_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "resvg_py", None)  # as if the svg extra were not installed
     svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'
-    with pytest.raises(UnsupportedBlockError, match="pip install cairosvg"):
+    with pytest.raises(UnsupportedBlockError, match=r"pip install 'mediablocks\[svg\]'"):
         fit_image(svg, target("anthropic"), mime_type="image/svg+xml")
 
 

@@ -141,4 +141,7 @@ def test_responses_takes_office_files_where_chat_completions_takes_only_pdf() ->
     [prepared] = mb.prepare([message], "openai-responses")
     assert prepared.content[1] is docx  # taken as it is
     with pytest.raises(mb.DoesNotFitError, match=r"report\.docx"):
-        mb.prepare([message], "openai")
+        mb.prepare([message], "openai", documents="raise")
+    [as_text] = mb.prepare([message], "openai")  # Chat Completions gets the DOCX as its text
+    assert isinstance(as_text.content[1], mb.TextBlock)
+    assert "Field notes" in as_text.content[1].text

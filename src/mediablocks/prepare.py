@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from ._checks import check_bool, check_size
 from .blocks import ContentBlock, ToolResultBlock
+from .convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, DocumentStrategy
 from .convert.video import DEFAULT_MAX_FRAMES
 from .errors import (
     DecodeError,
@@ -107,6 +108,12 @@ class PrepareOptions:
     block; longer audio is split into ordered chunks, or refused with ``allow_split=False``.
     ``max_video_seconds``: a transcoded video is cut there. ``time_budget``: seconds of wall
     time one conversion may take.
+
+    Documents (``docs/documents.md``; extras ``[pdf]`` and ``[office]``): ``documents`` is the
+    strategy (`DocumentStrategy`: ``"convert"``, ``"pages"``, ``"text"`` or ``"raise"``; with
+    ``convert=False`` it acts as ``"raise"``). ``max_pages``: PDF pages sent as images (or read
+    as text) per document; ``max_text_chars``: characters of text per document. A document over
+    a budget is cut and the cut reported, or refused with ``truncate_documents=False``.
     """
 
     optimal_size: bool = False
@@ -123,8 +130,19 @@ class PrepareOptions:
     max_video_seconds: float | None = None
     allow_split: bool = True
     time_budget: float | None = DEFAULT_TIME_BUDGET
+    documents: DocumentStrategy = "convert"
+    max_pages: int = DEFAULT_MAX_PAGES
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+    truncate_documents: bool = True
 
     def __post_init__(self) -> None:
+        if self.documents not in ("convert", "pages", "text", "raise"):
+            raise InvalidOptionError(
+                f"documents={self.documents!r}: 'convert', 'pages', 'text' or 'raise'"
+            )
+        for count in ("max_pages", "max_text_chars"):
+            if not isinstance(getattr(self, count), int) or getattr(self, count) < 1:
+                raise InvalidOptionError(f"{count}={getattr(self, count)!r}: at least 1")
         if self.audio not in ("convert", "raise"):
             raise InvalidOptionError(f"audio={self.audio!r}: 'convert' or 'raise'")
         if self.video not in ("convert", "frames", "raise"):
@@ -229,6 +247,10 @@ def prepare(
     max_video_seconds: float | None = None,
     allow_split: bool = True,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
+    documents: DocumentStrategy = "convert",
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate_documents: bool = True,
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -237,7 +259,8 @@ def prepare(
     at once for an image whose bytes do not decode (even one that would be sent untouched). Images
     together are fitted to the request's byte limits (see `PrepareReport.notes`). Audio and video
     are converted as ``audio`` and ``video`` say; a video may become timestamped frames and an
-    audio block ordered chunks (see `PrepareOptions` and ``docs/conversion.md``).
+    audio block ordered chunks (see `PrepareOptions` and ``docs/conversion.md``). A document the
+    provider does not take becomes page images (PDF) or text, as ``documents`` says.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -257,6 +280,10 @@ def prepare(
         max_video_seconds=max_video_seconds,
         allow_split=allow_split,
         time_budget=time_budget,
+        documents=documents,
+        max_pages=max_pages,
+        max_text_chars=max_text_chars,
+        truncate_documents=truncate_documents,
     )
     return prepared
 
@@ -280,6 +307,10 @@ def prepare_with_report(
     max_video_seconds: float | None = None,
     allow_split: bool = True,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
+    documents: DocumentStrategy = "convert",
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate_documents: bool = True,
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
     limits = limits_for(provider, model)
@@ -298,6 +329,10 @@ def prepare_with_report(
         max_video_seconds=max_video_seconds,
         allow_split=allow_split,
         time_budget=time_budget,
+        documents=documents,
+        max_pages=max_pages,
+        max_text_chars=max_text_chars,
+        truncate_documents=truncate_documents,
     )
     return _Preparation(limits, options).run(list(messages))
 
@@ -321,13 +356,17 @@ def prepare_block(
     max_video_seconds: float | None = None,
     allow_split: bool = True,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
+    documents: DocumentStrategy = "convert",
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate_documents: bool = True,
 ) -> tuple[MediaBlock, list[Change]]:
     """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
 
     Request totals (image count, pages, seconds across blocks) are not checked here. Raises
     `DoesNotFitError` (with one problem), `ImageBombError` or `DecodeError` (a broken image);
-    also `DoesNotFitError` when the block would become several (video frames, audio chunks):
-    `prepare` splices those in.
+    also `DoesNotFitError` when the block would become several (video frames, audio chunks) or a
+    document would become page images or text: `prepare` splices those in.
     """
     check_size("prepare_block", "image_count", image_count)
     limits = limits_for(provider, model)
@@ -346,6 +385,10 @@ def prepare_block(
         max_video_seconds=max_video_seconds,
         allow_split=allow_split,
         time_budget=time_budget,
+        documents=documents,
+        max_pages=max_pages,
+        max_text_chars=max_text_chars,
+        truncate_documents=truncate_documents,
     )
     run = _Preparation(limits, options)
     run.image_count = image_count
@@ -357,7 +400,7 @@ def prepare_block(
         raise DoesNotFitError(
             f"{block.describe()}: becomes {len(slot.replacement)} blocks for "
             f"{limits.provider} ({'; '.join(map(str, slot.changes))}); prepare_block returns "
-            "one block: use prepare or prepare_with_report, or video='raise'"
+            "one block: use prepare or prepare_with_report, or video='raise' / documents='raise'"
         )
     return slot.result, list(slot.changes)
 
@@ -522,6 +565,8 @@ class _Preparation:
                     and isinstance(block.source, URLSource)
                 ):
                     hint = " (read_urls=True lets prepare fetch it and send frames)"
+                elif kind == "document" and isinstance(block.source, URLSource):
+                    hint = " (read_urls=True lets prepare fetch it and send page images or text)"
                 self.problems.append(
                     f"{slot.where}: {self.limits.provider} takes no {kind} input{hint}"
                 )
@@ -536,7 +581,7 @@ class _Preparation:
             elif kind == "video":
                 self.fit_video(slot, data)
             else:
-                self.fit_document(slot)
+                self.fit_document(slot, data)
         except (ImageBombError, _BrokenImageError):
             raise
         except MediaBlocksError as exc:
@@ -670,7 +715,26 @@ class _Preparation:
         info = _probe(slot.result, self.options.policy)
         slot.seconds = None if info is None else info.duration
 
-    def fit_document(self, slot: _Slot) -> None:
+    def fit_document(self, slot: _Slot, data: bytes) -> None:
+        """A document as it is where the provider takes it (and the strategy keeps it); else
+        page images or text from `mediablocks.convert.documents`, spliced in its place."""
+        options = self.options
+        if options.convert and options.documents != "raise":
+            from .convert.documents import convert_document
+
+            converted = convert_document(
+                slot.block,
+                data,
+                self.limits,
+                strategy=options.documents,
+                image_count=self.image_count,
+                max_pages=options.max_pages,
+                max_chars=options.max_text_chars,
+                truncate=options.truncate_documents,
+            )
+            if converted is not None:
+                slot.replace_with(converted.blocks, converted.changes)
+                return
         if self.refuse_type(slot, "document"):
             return
         self.check_bytes(

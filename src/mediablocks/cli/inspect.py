@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..media import MediaBlock
+from ..messages import UserMessage
 from ..mime import mime_kind
 from ..policy import current_policy
-from ..prepare import prepare_block
+from ..prepare import prepare_with_report
 from ..probe import probe
 from ..providers import canonical_provider
 from ..providers.registry import WIRE_FORMATS
@@ -73,14 +74,25 @@ def _describe_facts(facts: dict[str, Any]) -> str:
 
 
 def _verdict(block: MediaBlock, provider: str, max_pixels: int) -> dict[str, Any]:
-    """Whether ``provider`` takes the block as it is, what `prepare` changes, or why it cannot."""
+    """Whether ``provider`` takes the block as it is, what `prepare` changes, or why it cannot.
+
+    Asks `prepare_with_report` about a message holding just the block, so a block that becomes
+    several (PDF pages, video frames, audio chunks, a document's text) counts as sendable.
+    """
+    message = UserMessage(content=[block])
     try:
-        fitted, changes = prepare_block(block, provider, max_image_pixels=max_pixels)
+        _, report = prepare_with_report(
+            [message], provider, max_image_pixels=max_pixels, read_urls=True
+        )
     except Exception as exc:  # any decoder failure is this file's verdict, not the run's
         return {"status": "cannot", "reason": for_shell(exc)}
-    if fitted is block or not changes:
+    [entry] = report.blocks
+    if not entry.changes and not entry.replaced_by:
         return {"status": "as-is"}
-    return {"status": "prepare", "changes": [str(change) for change in changes]}
+    changes = [str(change) for change in entry.changes]
+    if entry.replaced_by:
+        changes.append(f"becomes {len(entry.replaced_by)} blocks")
+    return {"status": "prepare", "changes": changes}
 
 
 def _tokens(block: MediaBlock, provider: str) -> int | None:

@@ -39,7 +39,7 @@ from __future__ import annotations
 from .encoding import MIN_JPEG_QUALITY
 from .fit import fit_image
 from .metadata import strip_jpeg_metadata, strip_png_metadata
-from .opening import _rasterise_svg as _rasterise_svg  # hooks other modules extend
+from .opening import _convert_refused_format as _convert_refused_format  # the format hook
 from .opening import _unreadable_hint as _unreadable_hint
 from .opening import image_size, pillow_errors
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget

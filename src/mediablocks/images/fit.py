@@ -27,12 +27,11 @@ from .metadata import _Facts, _inspect, strip_jpeg_metadata, strip_png_metadata
 from .opening import (
     _BOMB_MESSAGE,
     _bomb,
+    _convert_refused_format,
     _heif_as_is,
     _heif_decoder,
-    _is_svg,
     _looks_like_heif,
     _open,
-    _rasterise_svg,
     pillow_errors,
 )
 from .strips import png_resized_in_strips
@@ -96,11 +95,10 @@ def _fit(
     what: str,
 ) -> FittedImage:
     changes: list[Change] = []
-    if _is_svg(data, mime_type):
-        if not convert:
-            raise UnsupportedBlockError(f"{what}: SVG must be rasterised and convert=False")
-        data = _rasterise_svg(data, target, what)
-        changes.append(Change("converted", "SVG -> PNG (rasterised with cairosvg)"))
+    refused = _convert_refused_format(data, mime_type, target, convert, max_image_pixels, what)
+    if refused is not None:
+        data = refused[0]
+        changes.append(refused[1])
     if _looks_like_heif(data) and not _heif_decoder():
         return _heif_as_is(data, target, strip_metadata, max_image_pixels, what)
     image = _open(data, what, max_image_pixels)

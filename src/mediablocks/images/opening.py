@@ -6,7 +6,6 @@ exceptions become `DecodeError` or `ImageBombError` naming the block.
 
 from __future__ import annotations
 
-import importlib
 import re
 import warnings
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from PIL.ImageFile import ImageFile
 
 from ..errors import DecodeError, ImageBombError, MediaBlocksError, UnsupportedBlockError
 from ..probe import probe_bytes
-from .target import DEFAULT_MAX_IMAGE_PIXELS, FittedImage, ImageTarget
+from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
 
 _HEIF_MIMES = ("image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence")
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
@@ -150,28 +149,25 @@ def _heif_as_is(
 
 
 def _unreadable_hint(data: bytes) -> str:
-    head = data[:512].lstrip()
-    if head.startswith((b"<?xml", b"<svg")) or b"<svg" in head:
-        return "SVG is rasterised only when cairosvg is installed: pip install cairosvg"
-    if data[:2] == b"\xff\x0a" or data[:12] == b"\x00\x00\x00\x0cJXL \r\n\x87\n":
-        return "JPEG XL cannot be read by this Pillow; pip install pillow-jxl-plugin"
-    return "Pillow cannot read this image format"
+    from ..convert.raster import unreadable_hint
+
+    return unreadable_hint(data)
 
 
-def _rasterise_svg(data: bytes, target: ImageTarget, what: str) -> bytes:
-    try:
-        cairosvg = importlib.import_module("cairosvg")  # optional: pip install cairosvg
-    except ImportError:
-        raise UnsupportedBlockError(
-            f"{what}: SVG is rasterised only when cairosvg is installed: pip install cairosvg"
-        ) from None
-    width = min(target.optimal_side or 2048, target.max_side or 2048, 2048)
-    png: bytes = cairosvg.svg2png(bytestring=data, output_width=width)
-    return png
+def _convert_refused_format(
+    data: bytes,
+    mime: str | None,
+    target: ImageTarget,
+    convert: bool,
+    max_pixels: int | None,
+    what: str,
+) -> tuple[bytes, Change] | None:
+    """The hook for formats Pillow cannot read alone (SVG, JPEG XL, 16-bit PSD): see
+    `mediablocks.convert.raster`. New bytes and their `Change`, or None to open ``data``."""
+    from ..convert.raster import convert_refused_image
 
-
-def _is_svg(data: bytes, mime: str | None) -> bool:
-    if mime == "image/svg+xml":
-        return True
-    head = data[:512].lstrip()
-    return head.startswith(b"<svg") or (head.startswith(b"<?xml") and b"<svg" in data[:4096])
+    side = min(target.optimal_side or 2048, target.max_side or 2048, 2048)
+    done = convert_refused_image(
+        data, mime, max_side=side, max_pixels=max_pixels, convert=convert, what=what
+    )
+    return None if done is None else (done[0], Change("converted", done[1]))

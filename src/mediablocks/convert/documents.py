@@ -1,0 +1,313 @@
+"""Documents a provider cannot take, made into what it can: page images or text.
+
+Two layers:
+
+- `document_text` turns any supported document into text (an `ExtractedText`): PDF (its text
+  layer, pypdfium2), DOCX/XLSX/PPTX and ODT/ODS/ODP (`office`, standard library), RTF and legacy
+  ``.doc``/``.xls``/``.ppt`` (`legacy`), EPUB (`markup`), and text-like files (plain text,
+  markdown, CSV/TSV, JSON, HTML, XML...: decoded with their byte-order mark, UTF-8, UTF-16 or
+  cp1252, in that order).
+- `convert_document` decides, for one block and one provider, what to send instead under a
+  strategy (``"convert"``, ``"pages"``, ``"text"``, ``"raise"``: see `DocumentStrategy`) and budgets
+  (pages, characters), and returns the blocks that take its place with every change described.
+  `mediablocks.prepare` calls it; the blocks are spliced in where the document was.
+
+Text is sent in a `TextBlock` that names the file, so the model knows what it reads::
+
+    <document name="report.docx" type="DOCX">
+    ...
+    </document>
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Literal
+
+from ..blocks import TextBlock
+from ..errors import DoesNotFitError, InvalidOptionError, UnsupportedBlockError
+from ..images import Change, ImageTarget, fit_image
+from ..limits import ProviderLimits
+from ..media import ImageBlock, MediaBlock
+from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText
+from .legacy import LEGACY_TYPES, legacy_text
+from .markup import epub_text
+from .office import ODF_TYPES, OOXML_TYPES, office_text
+from .pdf import DEFAULT_MAX_PAGES, page_count, pdf_text, render_pages
+
+__all__ = [
+    "DEFAULT_MAX_PAGES",
+    "DEFAULT_MAX_TEXT_CHARS",
+    "DOCUMENT_STRATEGIES",
+    "ConvertedDocument",
+    "DocumentStrategy",
+    "ExtractedText",
+    "convert_document",
+    "decode_text",
+    "document_text",
+    "text_convertible",
+]
+
+DocumentStrategy = Literal["convert", "pages", "text", "raise"]
+"""How `prepare` sends a document:
+
+- ``"convert"`` (default): as it is where the provider takes its type; else a PDF as page images
+  (its text where the provider takes no images) and any other document as text.
+- ``"pages"``: every PDF as page images, even where the provider takes PDFs; others as "convert".
+- ``"text"``: every convertible document as text, even where the provider takes the file.
+- ``"raise"``: nothing is converted; a type the provider refuses is a `DoesNotFitError` problem.
+"""
+
+DOCUMENT_STRATEGIES: tuple[str, ...] = ("convert", "pages", "text", "raise")
+
+PDF = "application/pdf"
+EPUB = "application/epub+zip"
+TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/ld+json",
+        "application/x-ndjson",
+        "application/xml",
+        "application/xhtml+xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/javascript",
+        "application/sql",
+    }
+)
+_TEXT_NAMES = {"text/csv": "CSV", "text/tab-separated-values": "TSV", "text/html": "HTML"}
+
+
+def _is_text_like(mime: str) -> bool:
+    return (mime.startswith("text/") and mime not in ("text/rtf",)) or mime in TEXT_TYPES
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def text_convertible(mime: str) -> bool:
+    """True when `document_text` can read this type."""
+    return (
+        mime in (PDF, EPUB)
+        or mime in OOXML_TYPES
+        or mime in ODF_TYPES
+        or mime in LEGACY_TYPES
+        or _is_text_like(mime)
+    )
+
+
+def decode_text(data: bytes, charset: str | None = None) -> tuple[str, str]:
+    """``(text, encoding used)``: ``charset`` when given and valid, else by byte-order mark,
+    else UTF-8, else UTF-16 without a mark (NUL bytes in every other position), else cp1252."""
+    boms = (
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe\x00\x00", "utf-32"),
+        (b"\x00\x00\xfe\xff", "utf-32"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    )
+    candidates = [charset] if charset else []
+    candidates += [codec for bom, codec in boms if data.startswith(bom)][:1]
+    sample = data[:512]
+    if len(sample) >= 4 and sample[1::2].count(0) * 2 >= len(sample) // 2 > 0:
+        candidates.append("utf-16-le")
+    elif len(sample) >= 4 and sample[0::2].count(0) * 2 >= len(sample) // 2 > 0:
+        candidates.append("utf-16-be")
+    candidates.append("utf-8")
+    for codec in candidates:
+        try:
+            return data.decode(codec), codec
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return data.decode("cp1252", "replace"), "cp1252"
+
+
+def document_text(
+    data: bytes,
+    mime: str,
+    *,
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    max_pages: int | None = None,
+    charset: str | None = None,
+    what: str = "document",
+) -> ExtractedText:
+    """The text of a document of type ``mime``, at most ``max_chars`` characters.
+
+    Raises `UnsupportedBlockError` for a type with no text reader (or a missing extra) and
+    `DecodeError` (naming ``what``) for a file that cannot be read.
+    """
+    if max_chars < 1:
+        raise InvalidOptionError(f"max_chars must be at least 1, not {max_chars}")
+    if mime == PDF:
+        return pdf_text(data, max_chars, what, max_pages)
+    if mime in OOXML_TYPES or mime in ODF_TYPES:
+        return office_text(data, mime, max_chars, what)
+    if mime in LEGACY_TYPES:
+        return legacy_text(data, mime, max_chars, what)
+    if mime == EPUB:
+        return epub_text(data, max_chars, what)
+    if _is_text_like(mime):
+        text, codec = decode_text(data, charset)
+        name = _TEXT_NAMES.get(mime, mime)
+        source = f"{name} ({codec})"
+        return ExtractedText(text[:max_chars], source, len(text) > max_chars)
+    raise UnsupportedBlockError(f"{what}: no text can be read from {mime}")
+
+
+def wrap_text(
+    extracted: ExtractedText,
+    filename: str | None,
+    mime: str,
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+) -> str:
+    """The text as the model reads it: inside a ``<document>`` element naming the file."""
+    name = f' name="{html.escape(filename)}"' if filename else ""
+    kind = extracted.source.split(" ", 1)[0] if extracted.source else mime
+    cut = f"\n[text cut at {max_chars:,} characters]" if extracted.truncated else ""
+    return f'<document{name} type="{html.escape(kind)}">\n{extracted.text}{cut}\n</document>'
+
+
+@dataclass(frozen=True)
+class ConvertedDocument:
+    """What takes a document's place: ``blocks`` in order, each change described in ``changes``.
+    ``pages`` / ``pages_total``: PDF pages taken and held; ``chars``: characters of text sent."""
+
+    blocks: tuple[TextBlock | ImageBlock, ...]
+    changes: tuple[Change, ...]
+    pages: int | None = None
+    pages_total: int | None = None
+    chars: int | None = None
+
+
+def convert_document(
+    block: MediaBlock,
+    data: bytes,
+    limits: ProviderLimits,
+    *,
+    strategy: str = "convert",
+    image_count: int = 0,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate: bool = True,
+) -> ConvertedDocument | None:
+    """The blocks to send instead of document ``block`` (bytes ``data``) to ``limits.provider``.
+
+    None: send it as it is (the provider takes its type and the strategy keeps it). Raises
+    `DoesNotFitError` when the strategy forbids what would be needed or a budget would cut the
+    document and ``truncate`` is False; `UnsupportedBlockError` when no converter reads the type
+    (or its extra is missing); `DecodeError` for a broken file.
+    """
+    if strategy not in DOCUMENT_STRATEGIES:
+        raise InvalidOptionError(f"documents={strategy!r}: one of {', '.join(DOCUMENT_STRATEGIES)}")
+    if max_pages < 1 or max_chars < 1:
+        raise InvalidOptionError("max_pages and max_text_chars must be at least 1")
+    mime = block.mime_type
+    what = block.describe()
+    native = mime in limits.document_types
+    if native and _is_text_like(mime) and strategy in ("convert", "pages"):
+        native = _is_utf8(data)  # providers read text documents as UTF-8 (UTF-16 is converted)
+    if strategy == "raise" or (native and strategy == "convert"):
+        return None
+    if native and strategy == "pages" and mime != PDF:
+        return None
+    if not text_convertible(mime):
+        if native:
+            return None
+        raise DoesNotFitError(
+            f"{what}: {limits.provider} does not take {mime}, and mediablocks cannot convert it "
+            "to text or page images"
+        )
+    wants_pages = mime == PDF and strategy in ("convert", "pages")
+    if wants_pages and limits.image_types:
+        return _pages(block, data, limits, image_count, max_pages, truncate, what)
+    if wants_pages and strategy == "pages":
+        raise DoesNotFitError(f"{what}: documents='pages' but {limits.provider} takes no images")
+    return _text(block, data, mime, max_pages, max_chars, truncate, what)
+
+
+def _text(
+    block: MediaBlock,
+    data: bytes,
+    mime: str,
+    max_pages: int,
+    max_chars: int,
+    truncate: bool,
+    what: str,
+) -> ConvertedDocument:
+    pages = max_pages if mime == PDF else None
+    extracted = document_text(data, mime, max_chars=max_chars, max_pages=pages, what=what)
+    if mime == PDF and not extracted.text.replace("## Page", "").strip(" \n0123456789"):
+        raise DoesNotFitError(
+            f"{what}: the PDF has no text layer (scanned?); send it as page images "
+            "(documents='pages') to a provider that takes images"
+        )
+    if extracted.truncated and not truncate:
+        raise DoesNotFitError(
+            f"{what}: its text is longer than max_text_chars={max_chars:,} (or has more than "
+            f"max_pages={max_pages} pages) and truncate_documents=False"
+        )
+    text = wrap_text(extracted, block.filename, mime, max_chars)
+    detail = f"{mime} -> text ({extracted.source}, {len(extracted.text):,} characters"
+    if extracted.pages is not None:
+        taken = min(extracted.pages, max_pages)
+        detail += f", {taken} of {extracted.pages} pages"
+    if extracted.truncated:
+        detail += f"; cut at max_text_chars={max_chars:,} or max_pages={max_pages}"
+    change = Change("converted", detail + ")")
+    taken_pages = None if extracted.pages is None else min(extracted.pages, max_pages)
+    return ConvertedDocument(
+        (TextBlock(text=text),), (change,), taken_pages, extracted.pages, len(extracted.text)
+    )
+
+
+def _pages(
+    block: MediaBlock,
+    data: bytes,
+    limits: ProviderLimits,
+    image_count: int,
+    max_pages: int,
+    truncate: bool,
+    what: str,
+) -> ConvertedDocument:
+    total = page_count(data, what)
+    taken = min(total, max_pages)
+    if limits.max_images is not None:
+        taken = min(taken, max(0, limits.max_images - image_count))  # room left for pages
+    if taken < total and not truncate:
+        raise DoesNotFitError(
+            f"{what}: {total} pages is more than the {taken} page images allowed "
+            f"(max_pages={max_pages}) and truncate_documents=False"
+        )
+    if taken < 1:
+        raise DoesNotFitError(f"{what}: the request has no room for page images")
+    target = ImageTarget.from_limits(limits, image_count=image_count + taken)
+    side = min(target.optimal_side or 1568, target.max_side or 1568, 1568)
+    name = block.filename or "document.pdf"
+    stem = name.rsplit(".", 1)[0]
+    blocks: list[TextBlock | ImageBlock] = []
+    for page in render_pages(
+        data, what=what, max_pages=taken, max_side=side, max_pixels=target.max_pixels
+    ):
+        fitted = fit_image(
+            page.data, target, mime_type=page.mime_type, what=f"{what} page {page.number}"
+        )
+        blocks.append(TextBlock(text=f"Page {page.number} of {total} ({name})"))
+        image = ImageBlock.from_bytes(
+            fitted.data, fitted.mime_type, filename=f"{stem}-page-{page.number}.jpg"
+        )
+        metadata = {"prepared": {"provider": limits.provider, "from": what, "page": page.number}}
+        blocks.append(image.model_copy(update={"metadata": metadata}))
+    if taken < total:
+        blocks.append(TextBlock(text=f"[pages {taken + 1}-{total} of {name} not included]"))
+    images = f"{taken} page image{'s' if taken != 1 else ''}"
+    detail = f"application/pdf -> {images} of {total} (JPEG, at most {side} px)"
+    if taken < total:
+        detail += f"; pages {taken + 1}-{total} cut (max_pages={max_pages})"
+    return ConvertedDocument(tuple(blocks), (Change("converted", detail),), taken, total, None)
