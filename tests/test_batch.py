@@ -13,7 +13,7 @@ import pytest
 
 import mediablocks as mb
 
-from .conftest import check_typed_dict, make_pdf, make_png
+from .conftest import check_typed_dict, make_pdf, make_png, make_wav
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -180,3 +180,12 @@ def test_bad_input_raises_before_anything_silent(tmp_path: Path) -> None:
         mb.write_batch([one], "openai", tmp_path / "missing" / "b.jsonl")
     with pytest.raises(mb.UnknownProviderError):
         mb.write_batch([one], "nope", path)
+
+
+def test_a_request_that_cannot_be_carried_raises_and_leaves_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl"
+    audio = mb.AudioBlock.from_bytes(make_wav())
+    requests = [[mb.UserMessage.text("fine")], [mb.UserMessage(content=[audio])]]
+    with pytest.raises(mb.UnsupportedBlockError, match="audio"):
+        mb.write_batch(requests, "anthropic", path, model="m", max_tokens=5)
+    assert not path.exists()

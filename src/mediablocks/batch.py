@@ -20,6 +20,7 @@ requests is never turned into a list).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Literal
@@ -150,6 +151,9 @@ def write_batch(
     (``custom_id`` / ``key`` / ``recordId``); by default ``request-0``, ``request-1``... Ids must
     be unique. ``fields`` go into every request (``model=...``, ``max_tokens=...``); a pair's
     own fields override them. ``path`` is a file path or a binary file object.
+
+    A request that cannot be encoded raises (`UnsupportedBlockError` and the like, naming it);
+    a file this call opened is then removed, so no partial batch file is left to submit.
     """
     name = canonical_provider(provider)
     if name not in BATCH_PROVIDERS:
@@ -191,7 +195,12 @@ def write_batch(
             handle.write(line)
             handle.write(b"\n")
             written.append(custom_id)
-    finally:
-        if owned:
+    except BaseException:
+        if owned:  # no half-written batch file is left behind to be submitted by mistake
             handle.close()
+            with contextlib.suppress(OSError):
+                os.remove(path)  # type: ignore[arg-type]
+        raise
+    if owned:
+        handle.close()
     return written
