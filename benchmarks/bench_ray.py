@@ -125,6 +125,8 @@ def main() -> None:
         print(f"  {name:<22} {seconds:9.2f} {rate:8.2f} {mb_total / seconds:7.1f}")
     ratio = medians["ray, 1 worker"] / medians["ray, 2 workers"]
     print(f"  throughput ratio 2 workers / 1 worker: {ratio:.2f}x")
+    cores, load = os.cpu_count(), os.getloadavg()[0]
+    print(f"  (machine: {cores} cores, load average {load:.1f}: a second worker needs a free core)")
 
 
 if __name__ == "__main__":
