@@ -95,6 +95,18 @@ def test_the_function_and_its_arguments_pickle() -> None:
     assert json.loads(out["line"][0])["url"] == "/v1/chat/completions"
 
 
+def test_importing_the_module_does_not_import_ray() -> None:
+    """The batch functions run without Ray; only batch_file_datasink needs it."""
+    import subprocess
+    import sys
+
+    code = "import sys, mediablocks.ray; print('ray' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "False"
+
+
 def test_request_ids_fit_every_provider() -> None:
     long = "/" + "/".join(["folder"] * 20) + "/photo 1.jpg"
     rid = request_id(long, b"")
