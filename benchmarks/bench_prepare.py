@@ -13,6 +13,12 @@ one run:
 It prints the ratios the project promises (``fit_image`` at most 2x the 1/2-scale decode and at
 least 2x faster than thumbnail + save) and the peak memory of ``fit_image``: Python allocations
 (tracemalloc) and the process's peak RSS growth, against the JPEG's size (promise: under 6x).
+
+Then the byte-limit case: a noisy 8000x6000 (48 MP) JPEG fitted to Anthropic's 5 MiB (base64)
+per-image limit, where neither a pixel limit nor the default quality helps. Its floor is what any
+fit must do once it knows the answer: decode at the reduced DCT scale (``draft``), one resize to
+the output size, one save at the output quality. Promise: ``fit_image`` at most 1.5x the floor,
+and peak RSS growth at most 6x the file (the floor's is printed beside it).
 """
 
 from __future__ import annotations
@@ -32,15 +38,16 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from mediablocks.images import ImageTarget, fit_image
+from mediablocks.limits import limits_for
 
 TARGET = 1568
 REPEATS = 5
 
 
-def make_photo(folder: Path) -> Path:
-    """A noisy 6000x4000 JPEG with an EXIF block, written once."""
-    path = folder / "noisy-24mp.jpg"
-    noise = Image.effect_noise((6000, 4000), 60).convert("RGB")
+def make_photo(folder: Path, size: tuple[int, int] = (6000, 4000)) -> Path:
+    """A noisy JPEG (6000x4000 by default) with an EXIF block, written once."""
+    path = folder / f"noisy-{size[0] * size[1] // 1_000_000}mp.jpg"
+    noise = Image.effect_noise(size, 60).convert("RGB")
     exif = Image.Exif()
     exif[0x010F] = "BenchCam"
     noise.save(path, "JPEG", quality=93, exif=exif.tobytes())
@@ -84,11 +91,29 @@ def prepare_photo(data: bytes) -> bytes:
     return fit_image(data, target).data
 
 
-def peak_rss_growth(path: Path) -> int:
-    """Peak RSS of a fresh Python process during one `fit_image` call, above its RSS just
-    before the call, in bytes (Linux: the peak is reset through /proc/self/clear_refs)."""
+BYTE_TARGET = ImageTarget.from_limits(limits_for("anthropic"))
+
+
+def fit_to_bytes(data: bytes) -> bytes:
+    return fit_image(data, BYTE_TARGET).data
+
+
+def byte_floor(data: bytes, size: tuple[int, int], quality: int) -> bytes:
+    """Decode at the reduced DCT scale, one resize to ``size``, one save at ``quality``."""
+    with Image.open(io.BytesIO(data)) as image:
+        image.draft("YCbCr", size)
+        frame = image.resize(size, Image.Resampling.HAMMING) if image.size != size else image
+        out = io.BytesIO()
+        frame.save(out, "JPEG", quality=quality)
+        return out.getvalue()
+
+
+def peak_rss_growth(path: Path, run: str = "fit", *extra: str) -> int:
+    """Peak RSS of a fresh Python process during one call (``run``: ``fit``, ``bytes`` or
+    ``floor``), above its RSS just before the call, in bytes (Linux: the peak is reset through
+    /proc/self/clear_refs)."""
     done = subprocess.run(
-        [sys.executable, __file__, "--rss-child", str(path)],
+        [sys.executable, __file__, "--rss-child", str(path), run, *extra],
         capture_output=True,
         text=True,
         check=True,
@@ -104,14 +129,19 @@ def _status_kb(field: str) -> int:
     raise RuntimeError(f"no {field} in /proc/self/status")
 
 
-def rss_child(path: str) -> None:
+def rss_child(path: str, run: str, *extra: str) -> None:
     data = Path(path).read_bytes()
     prepare_photo(_tiny_jpeg())  # warm up: imports and Pillow's plugins
     gc.collect()
     with open("/proc/self/clear_refs", "w") as clear:
         clear.write("5")  # Linux: reset the peak RSS (VmHWM) to the current RSS
     before = _status_kb("VmRSS")
-    prepare_photo(data)
+    if run == "fit":
+        prepare_photo(data)
+    elif run == "bytes":
+        fit_to_bytes(data)
+    else:
+        byte_floor(data, (int(extra[0]), int(extra[1])), int(extra[2]))
     print((_status_kb("VmHWM") - before) * 1024)
 
 
@@ -151,10 +181,38 @@ def main() -> None:
         print(f"tracemalloc peak : {traced / 1e6:7.1f} MB ({traced / len(data):.2f}x the JPEG)")
         print(f"peak RSS growth  : {rss / 1e6:7.1f} MB ({rss / len(data):.2f}x the JPEG)")
         print("memory promise   : peak under 6x the JPEG file size")
+        byte_limit_case(Path(folder))
+
+
+def byte_limit_case(folder: Path) -> None:
+    path = make_photo(folder, (8000, 6000))
+    data = path.read_bytes()
+    fitted = fit_image(data, BYTE_TARGET)
+    quality = int(next(c.detail for c in fitted.changes if c.kind == "re-encoded").split()[-1])
+    size = (fitted.width, fitted.height)
+    print(
+        f"\ninput: {path.name}, 8000x6000, {len(data) / 1e6:.1f} MB -> anthropic 5 MiB base64: "
+        f"{size[0]}x{size[1]}, quality {quality}, {len(fitted.data) / 1e6:.2f} MB"
+    )
+    best = timings(
+        {
+            "floor": lambda: byte_floor(data, size, quality),
+            "ours": lambda: fit_to_bytes(data),
+        },
+        repeats=3,
+    )
+    print(f"floor (draft+resize+save) : {best['floor'] * 1000:7.1f} ms")
+    print(f"fit_image to 5 MiB        : {best['ours'] * 1000:7.1f} ms")
+    print(f"fit_image / floor         : {best['ours'] / best['floor']:5.2f}x  (promise: <= 1.5x)")
+    ours_rss = peak_rss_growth(path, "bytes")
+    floor_rss = peak_rss_growth(path, "floor", str(size[0]), str(size[1]), str(quality))
+    for label, rss in (("fit", ours_rss), ("floor", floor_rss)):
+        print(f"peak RSS growth, {label:<8} : {rss / 1e6:7.1f} MB ({rss / len(data):.2f}x file)")
+    print("memory promise            : fit peak under 6x the JPEG file size")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--rss-child":
-        rss_child(sys.argv[2])
+    if len(sys.argv) >= 4 and sys.argv[1] == "--rss-child":
+        rss_child(sys.argv[2], sys.argv[3], *sys.argv[4:])
     else:
         main()

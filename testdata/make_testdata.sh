@@ -9,7 +9,7 @@
 # Needs (Debian 12): apt-get install ffmpeg sox libsox-fmt-all lame imagemagick ghostscript
 #   libheif-examples libavif-bin libjxl-tools libopenjp2-tools webp flac vorbis-tools opus-tools
 #   zip p7zip-full zstd xz-utils bzip2 libimage-exiftool-perl espeak-ng pandoc python3-mido
-#   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+#   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui curl
 # and a Python with Pillow as $PY (default: the project's .venv).
 #
 # Usage: bash testdata/make_testdata.sh        (rewrites every file it lists, then the manifest)
@@ -22,7 +22,7 @@ export W T PY
 export SOURCE_DATE_EPOCH=0 LC_ALL=C.UTF-8 TZ=UTC
 LOG="$W/entries.jsonl"
 cd "$T"
-mkdir -p image audio video document text archive bad
+mkdir -p image audio video document text archive bad public
 
 # mk PATH MIME KIND COMMAND [BAD]: run COMMAND in testdata/, check PATH exists, record it.
 mk() {
@@ -53,6 +53,16 @@ mk text/utf16be-bom.txt text/plain text 'printf "\xfe\xff" > text/utf16be-bom.tx
 mk text/utf16le-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-16LE text/utf8.txt > text/utf16le-nobom.txt'
 mk text/plain.txt text/plain text 'printf "the quick brown fox jumps over the lazy dog while a small grey cat\nwatches from the window sill and nothing else happens today so we\nwrite it down anyway because notes are cheap and memory is not\n" > text/plain.txt'
 mk text/ascii.txt text/plain text 'printf "Hello, world.\nThis file is plain 7-bit ASCII.\n" > text/ascii.txt'
+mk text/latin1.txt text/plain text 'printf "Café crème brûlée, naïve façade.\nGrüße aus Köln; à bientôt, señor Muñoz!\n" | iconv -f UTF-8 -t ISO-8859-1 > text/latin1.txt'
+mk text/cp1252.txt text/plain text 'printf "“Prix : 5 €” – déjà vu…\nL’été à Zürich, naïve œuvre.\n" | iconv -f UTF-8 -t WINDOWS-1252 > text/cp1252.txt'
+mk text/short-words.txt text/plain text 'printf "hi there" > text/short-words.txt'
+mk text/short-ok.txt text/plain text 'printf "ok" > text/short-ok.txt'
+mk text/utf32-bom.txt text/plain text 'iconv -f UTF-8 -t UTF-32 text/utf8.txt > text/utf32-bom.txt'
+mk text/utf32le-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-32LE text/utf8.txt > text/utf32le-nobom.txt'
+mk text/utf32be-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-32BE text/utf8.txt > text/utf32be-nobom.txt'
+mk text/utf16be-nobom.txt text/plain text 'iconv -f UTF-8 -t UTF-16BE text/utf8.txt > text/utf16be-nobom.txt'
+mk text/utf16le-nobom-russian.txt text/plain text 'printf "Привет, мир! Как дела?\nВсё хорошо, спасибо.\n" | iconv -f UTF-8 -t UTF-16LE > text/utf16le-nobom-russian.txt'
+mk text/utf16le-nobom-japanese.txt text/plain text 'printf "東京は今日も晴れです。明日も晴れるでしょう。\n" | iconv -f UTF-8 -t UTF-16LE > text/utf16le-nobom-japanese.txt'
 mk text/readme.md text/markdown text 'cat > text/readme.md <<"MD"
 # Field notes
 
@@ -180,6 +190,8 @@ mk audio/sample.amr audio/amr audio 'sox -n -r 8000 -c 1 -b 16 -t wav - synth 0.
 mk audio/sample.mid audio/midi audio '/usr/bin/python3 -c "import mido; f = mido.MidiFile(ticks_per_beat=96); t = mido.MidiTrack(); f.tracks.append(t); t.append(mido.MetaMessage(\"set_tempo\", tempo=500000)); t.append(mido.Message(\"program_change\", program=0, time=0)); [t.extend([mido.Message(\"note_on\", note=n, velocity=80, time=0), mido.Message(\"note_off\", note=n, velocity=0, time=48)]) for n in (60, 64, 67, 72)]; f.save(\"audio/sample.mid\")"'
 mk audio/sample.caf audio/x-caf audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.3 -c:a pcm_s16be -f caf audio/sample.caf'
 mk audio/sample.ac3 audio/ac3 audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=48000:duration=0.3 -c:a ac3 -b:a 64k -f ac3 audio/sample.ac3'
+mk audio/voice-note.webm audio/webm audio 'espeak-ng -v en -s 150 -w "$W/voice.wav" "This is a voice note recorded in the browser. Please transcribe it." && ffmpeg -v error -i "$W/voice.wav" -ar 48000 -ac 1 -c:a libopus -b:a 24k -application voip -f webm audio/voice-note.webm'
+mk audio/voice-memo.m4a audio/mp4 audio 'espeak-ng -v en-us -s 160 -w "$W/memo.wav" "Reminder: buy milk, call the bank, and send the report by Friday." && ffmpeg -v error -i "$W/memo.wav" -ar 44100 -ac 1 -c:a aac -b:a 32k -movflags +faststart -f ipod audio/voice-memo.m4a'
 
 ######################################################################################### video
 mk video/h264-aac.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f mp4 video/h264-aac.mp4'
@@ -200,6 +212,8 @@ mk video/elementary.m1v video/mpeg video 'ffmpeg -v error -f lavfi -i testsrc2=s
 mk video/elementary.m2v video/mpeg video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=25:duration=0.4 -c:v mpeg2video -q:v 20 -f mpeg2video video/elementary.m2v'
 mk video/theora-vorbis.ogv video/ogg video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libtheora -q:v 3 -c:a libvorbis -q:a 0 -f ogg video/theora-vorbis.ogv'
 mk video/wmv2-wmav2.wmv video/x-ms-wmv video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v wmv2 -q:v 15 -c:a wmav2 -b:a 32k -f asf video/wmv2-wmav2.wmv'
+mk video/hevc-aac.mov video/quicktime video 'espeak-ng -v en -w "$W/hevc.wav" "High efficiency video." && ffmpeg -v error -f lavfi -i testsrc2=size=192x108:rate=24:duration=2 -i "$W/hevc.wav" -t 2 -c:v libx265 -preset fast -crf 32 -x265-params log-level=error -tag:v hvc1 -pix_fmt yuv420p -c:a aac -b:a 32k -ac 1 -f mov video/hevc-aac.mov'
+mk video/phone-h264-aac.mp4 video/mp4 video 'espeak-ng -v en -w "$W/phone.wav" "Here is the view from the window, and now the street below." && ffmpeg -v error -f lavfi -i testsrc2=size=144x256:rate=30:duration=6 -i "$W/phone.wav" -t 6 -c:v libx264 -profile:v high -preset veryfast -crf 36 -g 30 -pix_fmt yuv420p -c:a aac -b:a 32k -ac 1 -ar 44100 -movflags +faststart -f mp4 video/phone-h264-aac.mp4'
 
 ###################################################################################### document
 mk document/pillow.pdf application/pdf document '"$PY" -c "from PIL import Image; Image.open(\"image/rgb.png\").save(\"document/pillow.pdf\", resolution=72)"'
@@ -227,6 +241,15 @@ mk archive/plain.txt.bz2 application/x-bzip2 archive 'bzip2 -9 -c text/plain.txt
 mk archive/plain.txt.xz application/x-xz archive 'xz -9 -c text/plain.txt > archive/plain.txt.xz'
 mk archive/sample.7z application/x-7z-compressed archive '7z a -bd -bso0 archive/sample.7z text/plain.txt text/utf8.txt'
 mk archive/plain.txt.zst application/zstd archive 'zstd -q -19 -c text/plain.txt > archive/plain.txt.zst'
+
+######################################################################################## public
+# Real-world files from producers that cannot run here (Office 365, iMovie, a phone's HEIF writer),
+# copied unchanged from sindresorhus/file-type's MIT-licensed fixtures (notice: public/LICENSE).
+mk public/fixture-mif1.heic image/heic image 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-mif1.heic -o public/fixture-mif1.heic'
+mk public/fixture-imovie.mp4 video/mp4 video 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-imovie.mp4 -o public/fixture-imovie.mp4'
+mk public/fixture-office365.docx application/vnd.openxmlformats-officedocument.wordprocessingml.document document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.docx -o public/fixture-office365.docx'
+mk public/fixture-office365.xlsx application/vnd.openxmlformats-officedocument.spreadsheetml.sheet document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.xlsx -o public/fixture-office365.xlsx'
+mk public/fixture-office365.pptx application/vnd.openxmlformats-officedocument.presentationml.presentation document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.pptx -o public/fixture-office365.pptx'
 
 ########################################################################################### bad
 mk bad/empty.bin null bad ': > bad/empty.bin' 'zero bytes'
@@ -256,7 +279,7 @@ for e in sorted(entries, key=lambda e: e["path"]):
     manifest[path] = e
 on_disk = {
     os.path.relpath(os.path.join(d, f)) for d, _, fs in os.walk(".") for f in fs
-} - {"README.md", "manifest.json", "make_testdata.sh"}
+} - {"README.md", "manifest.json", "make_testdata.sh", "public/LICENSE"}
 assert on_disk == set(manifest), sorted(on_disk ^ set(manifest))
 with open("manifest.json", "w", encoding="utf-8") as out:
     json.dump(manifest, out, indent=2, ensure_ascii=False)
@@ -282,16 +305,20 @@ lines = [
     "  command is its scratch folder, `$PY` a Python with Pillow (the project's .venv).",
     "  Encoders stamp versions and some write dates, so a rerun may differ in a few bytes.",
     f"- {len(manifest)} files, {total / 1024:.0f} KiB in all.",
-    "- Licence: made here for this project; dedicated to the public domain (CC0 1.0).",
+    "- Licence: made here for this project; dedicated to the public domain (CC0 1.0), except",
+    "  `public/`: five real-world files copied unchanged from the test fixtures of",
+    "  sindresorhus/file-type (commit 2c54d066efdf), MIT License, Copyright (c) Sindre Sorhus;",
+    "  the notice is in `public/LICENSE` and travels with the files.",
     "",
     "Notes: `image/sideways-exif6-gps.jpg` holds an upright portrait scene (sun top-left, ground at",
     "the bottom, the word TOP) whose pixels are stored turned 90 degrees counter-clockwise with EXIF",
     "Orientation 6, plus GPS, serial-number and comment tags. MIME choices: APNG is `image/png`,",
     "AVIF sequences are `image/avif`, a raw JPEG 2000 codestream is `image/x-jp2-codestream`,",
     "Opus in Ogg is `audio/opus`, FLAC in Ogg is `audio/ogg`, MP2 is `audio/mpeg`, AIFF-C is",
-    "`audio/aiff`, M2TS is `video/mp2t`, UTF-16 text is `text/plain`, a ZIP named .docx is",
+    "`audio/aiff`, M2TS is `video/mp2t`, UTF-16 and UTF-32 text (with or without a BOM) and",
+    "Windows-1252 / Latin-1 text are `text/plain`, a ZIP named .docx is",
     "`application/zip`. No HEIF file with major brand `mif1` is here: libheif's encoders write",
-    "major brand `heic` for HEVC (see shared/testdata-public/fixture-mif1.heic for one).",
+    "major brand `heic` for HEVC (see public/fixture-mif1.heic for one).",
     "",
     "| file | MIME | how it was made |",
     "| --- | --- | --- |",

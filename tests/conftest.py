@@ -23,7 +23,7 @@ import mediablocks as mb
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
-PUBLIC_TESTDATA = ROOT.parent / "shared" / "testdata-public"
+PUBLIC_TESTDATA = TESTDATA / "public"  # MIT-licensed real-world files (notice: public/LICENSE)
 
 
 def load_manifest() -> dict[str, dict[str, Any]]:

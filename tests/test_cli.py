@@ -78,7 +78,8 @@ def test_inspect_json_has_facts_tokens_and_provider_verdicts(
         "bedrock",
         "mistral",
         "ollama",
-    }
+        "cohere",
+    }  # every wire format; profiles (groq, anthropic-bedrock...) only when asked for
     # Anthropic: width * height / 750, rounded up -> 32 * 24 / 750 = 1.02 -> 2 (at least 1)
     assert png["tokens"]["anthropic"] >= 1
     assert png["providers"]["anthropic"] == {"status": "as-is"}

@@ -5,7 +5,15 @@ import os
 
 import pytest
 
-from mediablocks.datauri import b64decode, b64encode, format_data_uri, parse_data_uri
+from mediablocks.datauri import (
+    DECODE_CHUNK,
+    b64decode,
+    b64encode,
+    format_data_uri,
+    is_clean_base64,
+    parse_data_uri,
+    split_data_uri,
+)
 from mediablocks.errors import DecodeError, MediaBlocksError
 
 
@@ -89,3 +97,51 @@ def test_malformed_data_uris_raise_decode_error(uri: str, fragment: str) -> None
 
 def test_format_data_uri() -> None:
     assert format_data_uri("QUJD", "image/png") == "data:image/png;base64,QUJD"
+
+
+def test_long_payloads_decode_in_chunks_to_the_same_bytes() -> None:
+    # Longer than one decoding step, with padding at the very end (len % 3 == 1).
+    raw = bytes(range(256)) * (DECODE_CHUNK // 256 * 2) + b"x"
+    text = base64.b64encode(raw).decode("ascii")
+    assert len(text) > 2 * DECODE_CHUNK
+    assert b64decode(text) == raw
+    assert parse_data_uri("data:application/octet-stream;base64," + text).data == raw
+
+
+def test_padding_inside_a_long_payload_is_refused() -> None:
+    # Two valid padded groups joined at a chunk boundary: strict mode per chunk would pass both.
+    head = base64.b64encode(b"\0" * (DECODE_CHUNK // 4 * 3 - 1)).decode("ascii")
+    assert len(head) == DECODE_CHUNK
+    assert head.endswith("=")
+    with pytest.raises(DecodeError):
+        b64decode(head + "AAAA" * 10)
+
+
+def test_an_empty_base64_data_uri_payload_is_an_error() -> None:
+    with pytest.raises(DecodeError, match="empty"):
+        parse_data_uri("data:image/png;base64,")
+
+
+def test_split_data_uri_keeps_the_payload_text() -> None:
+    parts = split_data_uri("data:image/png;name=a.png;base64,QUJD")
+    assert (parts.mime_type, parts.is_base64, parts.payload, parts.filename) == (
+        "image/png",
+        True,
+        "QUJD",
+        "a.png",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        ("QUJD", True),
+        ("QUI=", True),
+        ("QUJ", False),
+        ("QU\nJD", False),
+        ("QU-_", False),
+        ("", False),
+    ],
+)
+def test_is_clean_base64(text: str, clean: bool) -> None:
+    assert is_clean_base64(text) is clean

@@ -1565,9 +1565,10 @@ def test_prepare_converts_what_the_provider_cannot_take_and_leaves_the_input_alo
 
 @needs_prepare
 def test_prepare_raises_does_not_fit_listing_the_block() -> None:
-    video = mb.VideoBlock.from_path(TESTDATA / "video/h264-aac.mp4")
-    with pytest.raises(mb.DoesNotFitError, match=r"h264-aac\.mp4") as caught:
-        mb.prepare([mb.UserMessage(content=[mb.TextBlock(text="watch"), video])], "anthropic")
+    # Audio: a modality Anthropic takes in no form (a video would become frames).
+    audio = mb.AudioBlock.from_path(TESTDATA / "audio/ffmpeg.mp3")
+    with pytest.raises(mb.DoesNotFitError, match=r"ffmpeg\.mp3") as caught:
+        mb.prepare([mb.UserMessage(content=[mb.TextBlock(text="listen"), audio])], "anthropic")
     assert len(caught.value.problems) == 1
     assert isinstance(caught.value, ValueError)
 

@@ -35,7 +35,8 @@ from mediablocks.fetch import FetchResult, FetchStatusError, afetch, fetch
 from tests.conftest import make_png, make_wav
 
 fetch_module = importlib.import_module("mediablocks.fetch")
-"""The module itself: ``mediablocks.fetch`` is the re-exported function."""
+fetcher_module = importlib.import_module("mediablocks._fetcher")
+"""The module itself (``mediablocks.fetch`` is also the re-exported function); the machinery."""
 
 LOCAL = mb.FetchPolicy(allow_private=True, timeout=5.0)
 """Loopback allowed: the test server lives on 127.0.0.1."""
@@ -680,7 +681,7 @@ def test_tls_checks_the_host_name_on_the_checked_address(
     assert names == ["pinned.test"]
     # Trusting it, the fetch works: SNI and certificate name are pinned.test, the socket
     # goes to the checked 127.0.0.1, the Host header keeps the name.
-    monkeypatch.setattr(fetch_module, "_ssl_cache", [ssl.create_default_context(cafile=cert)])
+    monkeypatch.setattr(fetcher_module, "_ssl_cache", [ssl.create_default_context(cafile=cert)])
     assert fetch(url, LOCAL).data == b"over tls"
     assert names == ["pinned.test", "pinned.test"]
     assert state.seen[-1].headers["host"] == f"pinned.test:{state.port}"
@@ -698,7 +699,7 @@ async def test_async_tls_checks_the_host_name_on_the_checked_address(
     url = f"https://pinned.test:{state.port}/tls"
     with pytest.raises(mb.FetchError, match="certificate"):
         await afetch(url, LOCAL)
-    monkeypatch.setattr(fetch_module, "_ssl_cache", [ssl.create_default_context(cafile=cert)])
+    monkeypatch.setattr(fetcher_module, "_ssl_cache", [ssl.create_default_context(cafile=cert)])
     assert (await afetch(url, LOCAL)).data == b"over tls, async"
     assert names == ["pinned.test", "pinned.test"]
 

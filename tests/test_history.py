@@ -1,12 +1,11 @@
 from __future__ import annotations
 
 import io
-import sys
-import types
 
 import pytest
 
 import mediablocks as mb
+import mediablocks.history as history_module
 from mediablocks.history import (
     CHARS_PER_TOKEN,
     DEFAULT_MEDIA_PROVIDER,
@@ -232,9 +231,7 @@ def test_media_tokens_come_from_the_tokens_module(
         calls.append((block, provider, model))
         return 321
 
-    fake = types.ModuleType("mediablocks.tokens")
-    fake.estimate_tokens = estimate_tokens  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "mediablocks.tokens", fake)
+    monkeypatch.setattr(history_module, "estimate_tokens", estimate_tokens)
     image = mb.ImageBlock.from_bytes(png_bytes)
     message = mb.UserMessage(content=["x" * 8, image])
     assert count_tokens(message, "openai", model="gpt-4o") == 2 + 321
@@ -247,7 +244,7 @@ def test_media_tokens_come_from_the_tokens_module(
     def refuses(block: object, provider: str, *, model: object = None) -> int:
         raise mb.SourceError("cannot read it")
 
-    fake.estimate_tokens = refuses  # type: ignore[attr-defined]
+    monkeypatch.setattr(history_module, "estimate_tokens", refuses)
     assert count_tokens(message) == 2 + FALLBACK_MEDIA_TOKENS
 
 

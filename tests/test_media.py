@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 import mediablocks as mb
-from mediablocks.sources import BytesSource, PathSource, URLSource
+from mediablocks.sources import Base64Source, BytesSource, PathSource, URLSource
 
 from .conftest import PUBLIC_TESTDATA, make_jpeg, make_png, make_wav
 
@@ -240,7 +240,7 @@ def test_from_url_refuses_file_urls_and_relative_urls() -> None:
 
 def test_from_url_with_a_data_url_decodes_it(png_bytes: bytes) -> None:
     block = mb.ImageBlock.from_url("data:image/png;base64," + base64.b64encode(png_bytes).decode())
-    assert isinstance(block.source, BytesSource)
+    assert isinstance(block.source, Base64Source)  # in memory: nothing to fetch
     assert block.read() == png_bytes
 
 
@@ -319,7 +319,6 @@ def test_blocks_are_frozen(png_bytes: bytes) -> None:
         block.filename = "x.png"  # type: ignore[misc]
 
 
-@pytest.mark.skipif(not PUBLIC_TESTDATA.exists(), reason="shared/testdata-public is not beside us")
 def test_public_heic_is_an_image_block() -> None:
     block = mb.media_block(PUBLIC_TESTDATA / "fixture-mif1.heic")
     assert type(block) is mb.ImageBlock
@@ -349,3 +348,49 @@ def test_a_declared_type_we_always_detect_is_refused_over_junk(declared: str) ->
     junk = bytes(range(7, 71))
     with pytest.raises(mb.MediaTypeError, match=f"declared {declared} but the bytes are not"):
         mb.FileBlock.from_bytes(junk, declared).mime_type  # noqa: B018
+
+
+def test_base64_is_kept_as_text_and_only_its_header_decoded(png_bytes: bytes) -> None:
+    text = base64.b64encode(png_bytes + b"\0" * 100_000).decode()  # past the header window
+    # Corrupt the tail only: the type comes from the header window, the text goes on as it is.
+    broken = text[:-8] + "!!!!" + text[-4:]
+    block = mb.ImageBlock.from_base64(broken)
+    assert isinstance(block.source, Base64Source)
+    assert block.mime_type == "image/png"
+    assert block.to_base64() == (broken, "image/png")
+    with pytest.raises(mb.DecodeError, match="base64"):
+        block.read()  # bytes are needed here: now all of it is checked
+
+
+def test_strict_base64_checks_everything_at_once(png_bytes: bytes) -> None:
+    text = base64.b64encode(png_bytes + b"\0" * 3000).decode()
+    with pytest.raises(mb.DecodeError):
+        mb.ImageBlock.from_base64(text[:-8] + "!!!!" + text[-4:], strict=True)
+    block = mb.ImageBlock.from_base64(text, strict=True)
+    assert isinstance(block.source, BytesSource)
+
+
+def test_a_data_uri_is_handed_on_as_the_very_same_string(png_bytes: bytes) -> None:
+    uri = "data:image/png;base64," + base64.b64encode(png_bytes).decode()
+    block = mb.ImageBlock.from_data_uri(uri)
+    assert block.to_data_uri() is uri
+    assert block.to_base64()[0] == uri.split(",", 1)[1]
+    # A declared type the bytes contradict gives a data URI of the real type instead.
+    wrong = mb.ImageBlock.from_data_uri("data:image/jpeg;base64," + uri.split(",", 1)[1])
+    assert wrong.to_data_uri() == uri
+
+
+def test_base64_and_bytes_blocks_of_the_same_media_are_equal(png_bytes: bytes) -> None:
+    from_text = mb.ImageBlock.from_base64(base64.b64encode(png_bytes).decode())
+    from_bytes = mb.ImageBlock.from_bytes(png_bytes)
+    assert from_text == from_bytes
+    assert from_text != mb.ImageBlock.from_bytes(png_bytes + b"\0")
+
+
+def test_base64_blocks_round_trip_through_json(png_bytes: bytes) -> None:
+    block = mb.ImageBlock.from_base64(base64.b64encode(png_bytes).decode())
+    restored = mb.load_messages(mb.dump_messages([mb.UserMessage(content=[block])]))
+    [image] = restored[0].content
+    assert isinstance(image, mb.ImageBlock)
+    assert isinstance(image.source, Base64Source)
+    assert image.read() == png_bytes

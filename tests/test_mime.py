@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 import mediablocks as mb
@@ -80,7 +82,6 @@ PUBLIC = {
 }
 
 
-@pytest.mark.skipif(not PUBLIC_TESTDATA.exists(), reason="shared/testdata-public is absent")
 @pytest.mark.parametrize(("name", "expected"), sorted(PUBLIC.items()))
 def test_public_fixture(name: str, expected: str) -> None:
     assert detect_mime((PUBLIC_TESTDATA / name).read_bytes()) == expected
@@ -282,8 +283,9 @@ def test_ooxml_deciding_entry_past_the_window_stays_zip() -> None:
         b"\xff",
         b"\x00",
         b"\x89P",
-        b"ab",
         b"{}",
+        b"ID3",
+        b"GIF",
         b"\xff\xd8",
         b"\x00\x00\x01",
         b"\x89PNG\r\n",
@@ -326,7 +328,6 @@ def test_one_valid_frame_is_not_enough_but_two_are() -> None:
 @pytest.mark.parametrize(
     "data",
     [
-        b"plain latin-1 caf\xe9 text\n",  # not UTF-8
         b"text with a \x1b[31m colour escape\n",
         b"almost text\x00 with a NUL in it\n",
         bytes(range(7, 200)) * 3,
@@ -335,6 +336,74 @@ def test_one_valid_frame_is_not_enough_but_two_are() -> None:
 )
 def test_things_that_are_not_text(data: bytes) -> None:
     assert detect_mime(data) is None
+
+
+# -- text in every common encoding (issue 10: legacy, short, UTF-32 and BOM-less UTF-16 text) ------
+
+LEGACY = "Café crème brûlée, naïve façade. Grüße aus Köln; à bientôt, señor Muñoz!\n"
+
+
+@pytest.mark.parametrize("codec", ["latin-1", "cp1252", "iso-8859-15"])
+def test_western_single_byte_text_is_text(codec: str) -> None:
+    assert detect_mime(LEGACY.encode(codec)) == "text/plain"
+    assert detect_mime(b"plain latin-1 caf\xe9 text\n") == "text/plain"  # the issue's example
+    quotes = "\u201cPrix : 5 \u20ac\u201d \u2013 d\u00e9j\u00e0 vu\u2026\n".encode("cp1252")
+    assert detect_mime(quotes) == "text/plain"
+
+
+def test_single_byte_text_keeps_its_text_type() -> None:
+    table = "ville;pays\nMünchen;Deutschland\nZürich;Schweiz\nGenève;Suisse\n".encode("latin-1")
+    assert detect_mime(table) == "text/csv"
+
+
+@pytest.mark.parametrize("data", [b"hi there", b"ok", b"Hi!", b"no\n", b"yes"])
+def test_very_short_text_is_text(data: bytes) -> None:
+    assert detect_mime(data) == "text/plain"
+
+
+@pytest.mark.parametrize(
+    "codec", ["utf-32", "utf-32-le", "utf-32-be", "utf-16-le", "utf-16-be", "utf-16"]
+)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello, world. A second line.\n",
+        "Grüße aus Köln, naïve café.\n",
+        "Привет, мир! Как дела? Всё хорошо.\n",
+        "Καλημέρα κόσμε, τι κάνεις σήμερα;\n",
+        "東京は今日も晴れです。明日も晴れるでしょう。\n",
+    ],
+)
+def test_utf16_and_utf32_with_or_without_a_bom_are_text(codec: str, text: str) -> None:
+    assert detect_mime(text.encode(codec)) == "text/plain"
+
+
+def test_a_cut_utf8_character_at_the_real_end_is_not_read_as_latin_1() -> None:
+    assert detect_mime("naïve café".encode()[:-1]) is None
+
+
+_CONTROL_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x20), 0x7F])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    body=st.binary(min_size=8, max_size=600),
+    controls=st.lists(st.sampled_from(_CONTROL_BYTES), min_size=4, max_size=40),
+    seed=st.randoms(use_true_random=False),
+)
+def test_bytes_with_many_control_characters_are_not_text(
+    body: bytes, controls: list[int], seed: random.Random
+) -> None:
+    data = bytearray(body)
+    for control in controls:  # sprinkle NULs and other controls all over the bytes
+        data.insert(seed.randrange(len(data) + 1), control)
+    assert detect_mime(bytes(data)) not in {"text/plain", "text/csv", "text/markdown"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(min_size=64, max_size=2000))
+def test_random_binary_is_not_text(data: bytes) -> None:
+    assert detect_mime(data) is None or not detect_mime(data).startswith("text/")  # type: ignore[union-attr]
 
 
 def test_json_is_strict() -> None:

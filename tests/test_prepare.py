@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import random
-import shutil
+import sys
 import wave
 from pathlib import Path
 
@@ -170,7 +170,7 @@ def test_every_offending_block_is_listed() -> None:
         UserMessage(content=["b", *pdfs]),
     ]
     with pytest.raises(DoesNotFitError) as caught:
-        prepare(messages, "anthropic")
+        prepare(messages, "anthropic", video="raise")  # "convert" would send frames
     problems = caught.value.problems
     assert len(problems) == 3
     assert "message 0, block 1" in problems[0]
@@ -200,23 +200,19 @@ def test_audio_too_long_for_mistral() -> None:
     assert prepare([UserMessage(content=[short])], "mistral")[0].content[0] is short
 
 
-@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not on PATH")
-def test_flac_is_transcoded_for_openai_when_ffmpeg_is_there() -> None:
-    path = TESTDATA / "audio" / "sample.flac"
-    if not path.exists():
-        pytest.skip("testdata flac not there")
-    clip = AudioBlock.from_path(path)
+def test_flac_is_transcoded_for_openai_with_pyav() -> None:
+    clip = AudioBlock.from_path(TESTDATA / "audio" / "sample.flac")
     block, changes = prepare_block(clip, "openai", model="gpt-4o-audio-preview")
     assert block.mime_type == "audio/mpeg"
     assert [c.kind for c in changes] == ["transcoded"]
     assert block.read()[:3] == b"ID3" or block.read()[0] == 0xFF
 
 
-def test_without_ffmpeg_the_error_says_how_to_enable_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(shutil, "which", lambda name: None)
+def test_without_pyav_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "av", None)  # import av now raises ImportError
     clip = AudioBlock.from_bytes(_flac_or_skip())
-    with pytest.raises(DoesNotFitError, match="needs ffmpeg on PATH"):
-        prepare([UserMessage(content=[clip])], "openai")
+    with pytest.raises(DoesNotFitError, match=r"pip install 'mediablocks\[av\]'"):
+        prepare([UserMessage(content=[clip])], "openai", model="gpt-4o-audio-preview")
 
 
 def _flac_or_skip() -> bytes:

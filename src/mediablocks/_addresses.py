@@ -16,9 +16,6 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
-import anyio
-import idna
-
 from .errors import BlockedURLError, FetchError
 from .policy import FetchPolicy
 
@@ -292,6 +289,8 @@ def normalize_host(host: str) -> str:
     """
     name = host.strip().lower()
     if not name.isascii():
+        import idna  # late: only non-ASCII host names need it
+
         try:  # the same IDNA 2008 encoding httpx applies to URL hosts
             name = idna.encode(name).decode("ascii")
         except (idna.IDNAError, UnicodeError):
@@ -406,6 +405,8 @@ def resolve(url: str, host: str, port: int, policy: FetchPolicy) -> tuple[str, .
 async def aresolve(url: str, host: str, port: int, policy: FetchPolicy) -> tuple[str, ...]:
     """`resolve` for async code, through the event loop's resolver (asyncio or trio)."""
     try:
+        import anyio  # late: only async fetches need it
+
         infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise FetchError(

@@ -22,15 +22,18 @@ from .errors import DecodeError
 __all__ = [
     "ENCODE_CHUNK",
     "DataURI",
+    "DataURIParts",
     "b64decode",
     "b64encode",
     "b64encode_into",
     "b64encoded_length",
     "data_uri_prefix",
     "format_data_uri",
+    "is_clean_base64",
     "is_data_uri",
     "parse_data_uri",
     "presized_buffer",
+    "split_data_uri",
 ]
 
 _ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -107,6 +110,13 @@ def b64decode(data: str | bytes | bytearray | memoryview, *, what: str = "base64
     first offending character and its position.
     """
     if isinstance(data, str):
+        if not data:
+            raise DecodeError(f"{what} is empty")
+        if data.isascii():  # binascii reads an ASCII str in place: no encoded copy of the payload
+            try:
+                return _a2b_ascii_text(data, 0)
+            except binascii.Error:
+                pass
         try:
             raw = data.encode("ascii")
         except UnicodeEncodeError as exc:
@@ -131,17 +141,55 @@ def b64decode(data: str | bytes | bytearray | memoryview, *, what: str = "base64
 
 if sys.version_info >= (3, 11):
 
-    def _a2b_strict(raw: bytes) -> bytes:
+    def _a2b_strict(raw: bytes | str) -> bytes:
         return binascii.a2b_base64(raw, strict_mode=True)
 
 else:  # pragma: no cover - Python 3.10 has no strict mode; the same checks, done by hand
 
-    def _a2b_strict(raw: bytes) -> bytes:
+    def _a2b_strict(raw: bytes | str) -> bytes:
+        if isinstance(raw, str):
+            raw = raw.encode("ascii")
         if raw.translate(None, _ALPHABET + b"=") or b"=" in raw.rstrip(b"="):
             raise binascii.Error("invalid character or misplaced padding")
         if len(raw) % 4:
             raise binascii.Error("length is not a multiple of 4")
         return binascii.a2b_base64(raw)
+
+
+# Base64 characters decoded per step from a long ASCII str: a multiple of 4, small enough that the
+# step's slice of the text stays a cache-sized temporary rather than a copy of the payload.
+DECODE_CHUNK = 4 * 64 * 1024
+
+
+def _a2b_ascii_text(text: str, start: int) -> bytes:
+    """Strictly decode ``text[start:]`` (ASCII) with no copy of the payload text.
+
+    A short payload is one call. A long one is decoded a chunk at a time straight into a buffer of
+    the output's exact size, so memory is the output plus one chunk, not the text again. Padding is
+    only valid in the last chunk. Raises `binascii.Error` for anything strict mode refuses.
+    """
+    length = len(text) - start
+    if length <= 0:
+        raise binascii.Error("no data")
+    if length <= DECODE_CHUNK:
+        return _a2b_strict(text[start:] if start else text)
+    if length % 4:
+        raise binascii.Error("length is not a multiple of 4")
+    padding = 2 if text.endswith("==") else 1 if text.endswith("=") else 0
+    size = length // 4 * 3 - padding
+    buffer = presized_buffer(size)
+    with buffer.getbuffer() as out:
+        offset = 0
+        for begin in range(start, len(text), DECODE_CHUNK):
+            chunk = text[begin : begin + DECODE_CHUNK]
+            if chunk[-1] == "=" and begin + DECODE_CHUNK < len(text):
+                raise binascii.Error("padding before the end of the data")
+            piece = _a2b_strict(chunk)
+            out[offset : offset + len(piece)] = piece
+            offset += len(piece)
+        if offset != size:  # pragma: no cover - strict mode already refuses what leads here
+            raise binascii.Error("decoded length differs from the expected length")
+    return buffer.getvalue()
 
 
 def _clean(raw: bytes, what: str) -> bytes:
@@ -192,12 +240,33 @@ def is_data_uri(text: str) -> bool:
     return text[:5].lower() == "data:"
 
 
-def parse_data_uri(uri: str) -> DataURI:
-    """Parse ``data:[<mediatype>][;base64],<data>`` and decode the payload.
+@dataclass(frozen=True)
+class DataURIParts:
+    """A data URI split without decoding: its header, and its payload as the text it is."""
 
-    Raises `DecodeError` saying what is wrong: a missing ``data:`` scheme or comma, a malformed
-    media type, or malformed base64.
+    mime_type: str | None
+    parameters: dict[str, str]
+    is_base64: bool
+    payload: str
+
+    @property
+    def filename(self) -> str | None:
+        """The ``name`` or ``filename`` parameter some producers add, if any."""
+        return self.parameters.get("name") or self.parameters.get("filename")
+
+
+def split_data_uri(uri: str) -> DataURIParts:
+    """Split ``data:[<mediatype>][;base64],<data>`` into its header and payload text.
+
+    Nothing is decoded, so this costs one copy of the payload text and no pass over it. Raises
+    `DecodeError` for a missing ``data:`` scheme or comma, or a malformed media type.
     """
+    mime_type, parameters, is_base64, comma = _split_header(uri)
+    return DataURIParts(mime_type, parameters, is_base64, uri[comma + 1 :])
+
+
+def _split_header(uri: str) -> tuple[str | None, dict[str, str], bool, int]:
+    """``(media type, parameters, is base64, index of the comma)`` of a data URI."""
     if not is_data_uri(uri):
         raise DecodeError(f"not a data URI: it must start with 'data:', got {uri[:16]!r}")
     comma = uri.find(",", 5, _MAX_HEADER)
@@ -222,12 +291,41 @@ def parse_data_uri(uri: str) -> DataURI:
         if not sep:
             raise DecodeError(f"malformed data URI: parameter {parameter!r} has no '='")
         parameters[key.strip().lower()] = unquote_to_bytes(value.strip()).decode("utf-8", "replace")
-    payload = uri[comma + 1 :]
-    if is_base64:
-        data = b64decode(payload, what="the data URI's base64 payload")
-    else:
-        data = unquote_to_bytes(payload)
+    return mime_type, parameters, is_base64, comma
+
+
+def parse_data_uri(uri: str) -> DataURI:
+    """Parse ``data:[<mediatype>][;base64],<data>`` and decode the payload.
+
+    Raises `DecodeError` saying what is wrong: a missing ``data:`` scheme or comma, a malformed
+    media type, or malformed base64.
+    """
+    mime_type, parameters, is_base64, comma = _split_header(uri)
+    data: bytes | None = None
+    if is_base64 and uri.isascii():
+        try:  # straight from the URI: no copy of the payload text
+            data = _a2b_ascii_text(uri, comma + 1)
+        except binascii.Error:
+            data = None  # b64decode below says exactly what is wrong
+    if data is None:
+        payload = uri[comma + 1 :]
+        if is_base64:
+            data = b64decode(payload, what="the data URI's base64 payload")
+        else:
+            data = unquote_to_bytes(payload)
     return DataURI(data=data, mime_type=mime_type, parameters=parameters)
+
+
+def is_clean_base64(text: str) -> bool:
+    """True when ``text`` looks like standard, padded base64 with no line breaks at a glance.
+
+    Only constant-time and ``memchr``-speed checks: ASCII, length a multiple of 4, no whitespace
+    or URL-safe characters. It does not prove every character is in the alphabet; a full strict
+    decode (`b64decode`) does that when the bytes are needed.
+    """
+    if not text or len(text) % 4 or not text.isascii():
+        return False
+    return not any(char in text for char in " \n\r\t-_")
 
 
 def data_uri_prefix(mime_type: str) -> str:

@@ -13,7 +13,9 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── ToolResultMismatchError (ValueError) tool results that do not answer a turn's tool calls
     ├── TooLargeError (ValueError)           more bytes or pixels than a limit allows
     │   ├── ImageBombError                   an image whose pixel count is a decompression bomb
-    │   └── DownloadTooLargeError (+FetchError)  a URL's body past FetchPolicy.max_bytes
+    │   ├── DownloadTooLargeError (+FetchError)  a URL's body past FetchPolicy.max_bytes
+    │   └── FileTooLargeError (+SourceError)     a local file past FetchPolicy.max_path_bytes,
+    │                                            or one with no end (a device, a FIFO)
     ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
     ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
@@ -36,6 +38,7 @@ __all__ = [
     "DownloadTooLargeError",
     "FetchError",
     "FetchTimeoutError",
+    "FileTooLargeError",
     "ImageBombError",
     "InvalidOptionError",
     "InvalidSourceError",
@@ -130,6 +133,13 @@ class FetchTimeoutError(FetchError, TimeoutError):
 class DownloadTooLargeError(TooLargeError, FetchError):
     """A URL's body is larger than ``FetchPolicy.max_bytes``: both too large and a failed fetch,
     so ``except FetchError`` and ``except TooLargeError`` both catch it."""
+
+
+class FileTooLargeError(TooLargeError, SourceError):
+    """A local file larger than ``FetchPolicy.max_path_bytes`` (or growing past it while read), or
+    one with no bounded size at all (a character or block device, a FIFO, a socket), which is
+    refused before reading. Both too large and an unreadable source, so ``except SourceError`` and
+    ``except TooLargeError`` both catch it."""
 
 
 class UploadError(MediaBlocksError, OSError):

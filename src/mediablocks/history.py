@@ -35,6 +35,8 @@ from .messages import (
     ToolMessage,
     normalize_role,
 )
+from .tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
+from .tokens import estimate_tokens
 
 __all__ = [
     "FlatItem",
@@ -220,10 +222,10 @@ def filter_messages(
     return result
 
 
-CHARS_PER_TOKEN = 4
+CHARS_PER_TOKEN = _CHARS_PER_TOKEN
 """Text token rule: one token per four characters, rounded up (a common, documented average)."""
 FALLBACK_MEDIA_TOKENS = 1000
-"""Media whose size cannot be estimated (no ``tokens`` module, or nothing readable) count this."""
+"""Media whose size cannot be estimated (nothing readable) count this."""
 DEFAULT_MEDIA_PROVIDER = "anthropic"
 """Whose media rules `count_tokens` uses when no provider is given."""
 
@@ -233,10 +235,6 @@ def _text_tokens(text: str) -> int:
 
 
 def _media_tokens(block: MediaBlock, provider: str | None, model: str | None) -> int:
-    try:
-        from .tokens import estimate_tokens
-    except ImportError:  # pragma: no cover - tokens.py is part of the package
-        return FALLBACK_MEDIA_TOKENS
     try:
         return int(estimate_tokens(block, provider or DEFAULT_MEDIA_PROVIDER, model=model))
     except MediaBlocksError:  # media it cannot measure (an unread URL...): a flat figure

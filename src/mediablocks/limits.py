@@ -24,7 +24,8 @@ from types import MappingProxyType
 from typing import Literal
 
 from .errors import InvalidOptionError
-from .providers._options import PROVIDERS, canonical_provider
+from .providers._options import PROVIDERS
+from .providers.registry import REGISTRY, provider_entry
 
 __all__ = [
     "PROVIDERS",
@@ -156,337 +157,17 @@ class ProviderLimits:
         return self.sources.get(name, self.sources.get("*", "not documented"))
 
 
-# -- sources ------------------------------------------------------------------------------------
-
-_ANTHROPIC_VISION = "https://docs.anthropic.com/en/docs/build-with-claude/vision (Vision: limits)"
-_ANTHROPIC_PDF = "https://docs.anthropic.com/en/docs/build-with-claude/pdf-support (PDF support)"
-_ANTHROPIC_API = "Anthropic API error 'image exceeds 5 MB maximum: N bytes > 5242880 bytes'"
-_OPENAI_VISION = (
-    "https://platform.openai.com/docs/guides/images-vision (Image input requirements; "
-    "Calculating costs)"
-)
-_OPENAI_PDF = "https://platform.openai.com/docs/guides/pdf-files (File inputs)"
-_OPENAI_FILES = (
-    "https://developers.openai.com/api/docs/guides/file-inputs (Responses: PDF, text and code, "
-    "Office documents, spreadsheets; Chat Completions: PDF only)"
-)
-_OPENAI_AUDIO = "https://platform.openai.com/docs/guides/audio (input_audio: wav, mp3)"
-_GEMINI_IMAGE = "https://ai.google.dev/gemini-api/docs/image-understanding"
-_GEMINI_AUDIO = "https://ai.google.dev/gemini-api/docs/audio (Technical details about audio)"
-_GEMINI_VIDEO = "https://ai.google.dev/gemini-api/docs/video-understanding"
-_GEMINI_DOC = "https://ai.google.dev/gemini-api/docs/document-processing"
-_GEMINI_INLINE = (
-    "https://ai.google.dev/gemini-api/docs/files (use the File API when the whole request "
-    "is larger than 20 MB)"
-)
-_BEDROCK_MESSAGE = (
-    "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html "
-    "(content restrictions)"
-)
-_BEDROCK_SHAPES = "botocore bedrock-runtime service-2.json (ImageFormat, DocumentFormat ...)"
-_BEDROCK_VIDEO = "botocore bedrock-runtime service-2.json (VideoSource: base64 below 25MB)"
-_MISTRAL_VISION = "https://docs.mistral.ai/capabilities/vision (image size and count limits)"
-_MISTRAL_DOC = "https://docs.mistral.ai/capabilities/document_ai (PDF: 50 MB, 1000 pages)"
-_MISTRAL_AUDIO = "https://docs.mistral.ai/capabilities/audio (Voxtral audio input)"
-_OLLAMA = "https://github.com/ollama/ollama/blob/main/docs/api.md (images: base64 list)"
+WEB_IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+"""The four image types every web-era vision API takes (JPEG, PNG, GIF, WebP)."""
 
 
-# -- the tables -----------------------------------------------------------------------------------
-
-_WEB_IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-
-_ANTHROPIC = ProviderLimits(
-    provider="anthropic",
-    image_types=_WEB_IMAGES,
-    document_types=frozenset({"application/pdf", "text/plain"}),
-    max_image_bytes=5 * MIB,
-    image_bytes_measure="base64",
-    max_image_side=8000,
-    many_images_threshold=20,
-    many_images_max_side=2000,
-    max_images=100,
-    optimal_image_side=1568,
-    optimal_image_pixels=1_150_000,
-    max_request_bytes=32 * MB,
-    request_bytes_measure="base64",
-    max_document_pages=100,
-    sources=MappingProxyType(
-        {
-            "*": _ANTHROPIC_VISION,
-            "max_image_bytes": _ANTHROPIC_API,
-            "image_bytes_measure": _ANTHROPIC_API,
-            "document_types": _ANTHROPIC_PDF,
-            "max_document_pages": _ANTHROPIC_PDF,
-        }
-    ),
-)
-
-_OPENAI_CHAT = ProviderLimits(
-    provider="openai-chat",
-    image_types=_WEB_IMAGES,
-    audio_types=frozenset({"audio/wav", "audio/mpeg"}),
-    document_types=frozenset({"application/pdf"}),
-    max_image_bytes=20 * MB,
-    image_bytes_measure="raw",
-    max_total_image_bytes=50 * MB,
-    max_images=500,
-    animated_images=False,
-    optimal_image_side=2048,
-    server_short_side=768,
-    image_tile_size=512,
-    max_document_pages=100,
-    max_document_bytes=32 * MB,
-    sources=MappingProxyType(
-        {
-            "*": _OPENAI_VISION,
-            "audio_types": _OPENAI_AUDIO,
-            "document_types": _OPENAI_PDF,
-            "max_document_pages": _OPENAI_PDF,
-            "max_document_bytes": _OPENAI_PDF,
-        }
-    ),
-)
-
-_OPENAI_RESPONSES = replace(
-    _OPENAI_CHAT,
-    provider="openai-responses",
-    audio_types=frozenset(),
-    # input_file takes far more than PDF here (text is extracted from non-PDF files).
-    document_types=frozenset(
-        {
-            "application/pdf",
-            "text/plain",
-            "text/markdown",
-            "text/html",
-            "text/csv",
-            "text/tab-separated-values",
-            "application/json",
-            "application/xml",
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            "application/vnd.ms-excel",
-        }
-    ),
-    sources=MappingProxyType({**_OPENAI_CHAT.sources, "document_types": _OPENAI_FILES}),
-)
-
-_GEMINI = ProviderLimits(
-    provider="gemini",
-    image_types=frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}),
-    audio_types=frozenset(
-        {"audio/wav", "audio/mpeg", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"}
-    ),
-    video_types=frozenset(
-        {
-            "video/mp4",
-            "video/mpeg",
-            "video/quicktime",
-            "video/x-msvideo",
-            "video/x-flv",
-            "video/webm",
-            "video/x-ms-wmv",
-            "video/3gpp",
-        }
-    ),
-    document_types=frozenset(
-        {
-            "application/pdf",
-            "text/plain",
-            "text/html",
-            "text/css",
-            "text/csv",
-            "text/xml",
-            "text/rtf",
-            "text/markdown",
-            "text/javascript",
-            "text/x-python",
-        }
-    ),
-    max_images=3600,
-    image_tile_size=768,
-    max_request_bytes=20 * MB,
-    request_bytes_measure="base64",
-    max_document_pages=1000,
-    max_document_bytes=50 * MB,
-    max_audio_seconds=9.5 * 3600,
-    max_video_seconds=3600,
-    sources=MappingProxyType(
-        {
-            "*": _GEMINI_IMAGE,
-            "max_request_bytes": _GEMINI_INLINE,
-            "request_bytes_measure": _GEMINI_INLINE,
-            "audio_types": _GEMINI_AUDIO,
-            "max_audio_seconds": _GEMINI_AUDIO,
-            "video_types": _GEMINI_VIDEO,
-            "max_video_seconds": _GEMINI_VIDEO + " (1 hour at default media resolution)",
-            "document_types": _GEMINI_DOC,
-            "max_document_pages": _GEMINI_DOC,
-            "max_document_bytes": _GEMINI_DOC,
-        }
-    ),
-)
-
-_BEDROCK = ProviderLimits(
-    provider="bedrock",
-    image_types=_WEB_IMAGES,
-    audio_types=frozenset(
-        {
-            "audio/mpeg",
-            "audio/opus",
-            "audio/wav",
-            "audio/aac",
-            "audio/flac",
-            "audio/mp4",
-            "audio/x-m4a",
-            "audio/ogg",
-            "audio/x-matroska",
-            "audio/webm",
-            "audio/pcm",
-        }
-    ),
-    video_types=frozenset(
-        {
-            "video/x-matroska",
-            "video/quicktime",
-            "video/mp4",
-            "video/webm",
-            "video/x-flv",
-            "video/mpeg",
-            "video/x-ms-wmv",
-            "video/3gpp",
-        }
-    ),
-    document_types=frozenset(
-        {
-            "application/pdf",
-            "text/csv",
-            "application/msword",
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-            "application/vnd.ms-excel",
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            "text/html",
-            "text/plain",
-            "text/markdown",
-        }
-    ),
-    max_image_bytes=3_750_000,
-    image_bytes_measure="raw",
-    max_image_side=8000,
-    max_images=20,
-    max_document_bytes=4_500_000,
-    document_bytes_measure="raw",
-    max_documents=5,
-    max_video_bytes=25 * MB,
-    video_bytes_measure="base64",
-    sources=MappingProxyType(
-        {
-            "*": _BEDROCK_MESSAGE,
-            "image_types": _BEDROCK_SHAPES,
-            "audio_types": _BEDROCK_SHAPES,
-            "video_types": _BEDROCK_SHAPES,
-            "document_types": _BEDROCK_SHAPES,
-            "max_video_bytes": _BEDROCK_VIDEO,
-            "video_bytes_measure": _BEDROCK_VIDEO,
-        }
-    ),
-)
-
-_MISTRAL = ProviderLimits(
-    provider="mistral",
-    image_types=_WEB_IMAGES,
-    audio_types=frozenset({"audio/mpeg", "audio/wav", "audio/flac", "audio/ogg"}),
-    document_types=frozenset({"application/pdf"}),
-    max_image_bytes=10 * MB,
-    image_bytes_measure="raw",
-    max_images=8,
-    animated_images=False,
-    max_document_bytes=50 * MB,
-    max_document_pages=1000,
-    max_audio_seconds=40 * 60,
-    sources=MappingProxyType(
-        {
-            "*": _MISTRAL_VISION,
-            "document_types": _MISTRAL_DOC,
-            "max_document_bytes": _MISTRAL_DOC,
-            "max_document_pages": _MISTRAL_DOC,
-            "audio_types": _MISTRAL_AUDIO,
-            "max_audio_seconds": _MISTRAL_AUDIO + " (about 40 minutes for understanding)",
-        }
-    ),
-)
-
-_OLLAMA_LIMITS = ProviderLimits(
-    provider="ollama",
-    image_types=frozenset({"image/jpeg", "image/png"}),
-    animated_images=False,
-    sources=MappingProxyType(
-        {
-            "*": _OLLAMA,
-            "image_types": _OLLAMA + "; JPEG and PNG are what every Ollama vision runner decodes",
-        }
-    ),
-)
-
-_TABLE: dict[str, ProviderLimits] = {
-    limits.provider: limits
-    for limits in (
-        _OPENAI_CHAT,
-        _OPENAI_RESPONSES,
-        _ANTHROPIC,
-        _GEMINI,
-        _BEDROCK,
-        _MISTRAL,
-        _OLLAMA_LIMITS,
-    )
-}
-
-
-# -- model families -------------------------------------------------------------------------------
-
-_OPENAI_PATCH_MODELS = ("gpt-4.1-mini", "gpt-4.1-nano", "o4-mini", "gpt-5-mini", "gpt-5-nano")
-
-
-def _with_sources(limits: ProviderLimits, model: str, **changes: object) -> ProviderLimits:
+def with_sources(limits: ProviderLimits, model: str, **changes: object) -> ProviderLimits:
+    """``limits`` for one model family: ``changes`` applied, each source noting the override."""
     sources = dict(limits.sources)
     note = f"model family override for {model!r}"
     for name in changes:
         sources[name] = f"{limits.source_of(name)} ({note})"
     return replace(limits, model=model, sources=MappingProxyType(sources), **changes)  # type: ignore[arg-type]
-
-
-def _openai_model(limits: ProviderLimits, model: str) -> ProviderLimits:
-    name = model.lower()
-    if name.startswith(_OPENAI_PATCH_MODELS):
-        # Patch-based models: 32 px patches, at most 1536 per image (images scale down to fit).
-        limits = _with_sources(
-            limits,
-            model,
-            image_patch_size=32,
-            max_image_patches=1536,
-            image_tile_size=None,
-            server_short_side=None,
-        )
-    if limits.audio_types and "audio" not in name:
-        # Only the audio models (gpt-4o-audio-preview, gpt-audio...) take input_audio.
-        limits = _with_sources(limits, model, audio_types=frozenset())
-    return replace(limits, model=model)
-
-
-def _bedrock_model(limits: ProviderLimits, model: str) -> ProviderLimits:
-    name = model.lower()
-    if "anthropic.claude" in name:
-        # Claude on Bedrock: Anthropic's own pixel and page limits apply too.
-        return _with_sources(
-            limits,
-            model,
-            optimal_image_side=_ANTHROPIC.optimal_image_side,
-            optimal_image_pixels=_ANTHROPIC.optimal_image_pixels,
-            max_document_pages=_ANTHROPIC.max_document_pages,
-            video_types=frozenset(),
-            audio_types=frozenset(),
-        )
-    return replace(limits, model=model)
 
 
 def limits_for(provider: str, model: str | None = None) -> ProviderLimits:
@@ -497,15 +178,11 @@ def limits_for(provider: str, model: str | None = None) -> ProviderLimits:
     audio models, Claude on Bedrock); other models get the provider's. Raises
     `UnknownProviderError` for a name mediablocks does not know.
     """
-    key = canonical_provider(provider)
-    limits = _TABLE[key]
+    entry = provider_entry(provider)
+    limits = entry.limits()
     if model is None:
         return limits
-    if key in ("openai-chat", "openai-responses"):
-        return _openai_model(limits, model)
-    if key == "bedrock":
-        return _bedrock_model(limits, model)
-    return replace(limits, model=model)
+    return entry.limits_for_model(limits, model)
 
 
 # -- documentation --------------------------------------------------------------------------------
@@ -560,7 +237,7 @@ def limits_table() -> str:
         "audio length | video | per video | video length | request |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in PROVIDERS:
+    for name in (entry.name for entry in REGISTRY):
         lim = limits_for(name)
         many = (
             f">{lim.many_images_threshold}: {lim.many_images_max_side} px"
@@ -591,7 +268,7 @@ def limits_table() -> str:
             f"| {_size(lim.max_request_bytes, lim.request_bytes_measure)} |"
         )
     sources = ["Sources:", ""]
-    for name in PROVIDERS:
+    for name in (entry.name for entry in REGISTRY):
         seen = sorted(set(limits_for(name).sources.values()))
         sources.append(f"- {name}: " + "; ".join(seen))
     return "\n".join(images) + "\n\n" + "\n".join(others) + "\n\n" + "\n".join(sources) + "\n"

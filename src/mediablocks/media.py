@@ -18,11 +18,19 @@ from urllib.parse import unquote, urlsplit
 from pydantic import PrivateAttr, field_validator
 
 from ._base import BlockBase
-from .datauri import b64decode, is_data_uri, parse_data_uri
+from .datauri import (
+    b64decode,
+    data_uri_prefix,
+    is_clean_base64,
+    is_data_uri,
+    parse_data_uri,
+    split_data_uri,
+)
 from .errors import DecodeError, InvalidSourceError, MediaTypeError
-from .mime import detect_mime, mime_kind, normalize_mime
+from .mime import HEADER_WINDOW, detect_mime, mime_kind, normalize_mime
 from .policy import FetchPolicy
 from .sources import (
+    Base64Source,
     BytesSource,
     FileIdSource,
     PathSource,
@@ -202,8 +210,8 @@ class MediaBlock(BlockBase):
             except ValueError as exc:
                 raise MediaTypeError(f"{cls.__name__}: declared type {exc}") from None
         block = cls(source=source, declared_mime=mime_type, filename=filename, strict=strict)
-        if isinstance(source, BytesSource):
-            block._resolve_mime(source.data)  # free for bytes in memory: refuse bad ones now
+        if isinstance(source, (BytesSource, Base64Source)):
+            block._resolve_mime(source.header())  # in memory: refuse a bad declared type now
         return block
 
     # -- constructors ---------------------------------------------------------------------------
@@ -236,10 +244,29 @@ class MediaBlock(BlockBase):
         filename: str | None = None,
         strict: bool = False,
     ) -> _M:
-        """A block from base64 text, bare or as a data URI. Malformed input raises `DecodeError`."""
+        """A block from base64 text, bare or as a data URI. Malformed input raises `DecodeError`.
+
+        Clean standard base64 is kept as text and decoded only when bytes are needed (the type
+        comes from the decoded header window), so moving it to a provider that takes base64
+        copies it through. ``strict=True`` decodes and checks all of it here, as does base64
+        with line breaks or the URL-safe alphabet.
+        """
         if is_data_uri(data):
             return cls.from_data_uri(data, mime_type, filename=filename, strict=strict)
-        raw = b64decode(data, what=f"{cls.__name__}.from_base64 input")
+        return cls._from_base64_text(data, mime_type, filename, strict, "from_base64 input")
+
+    @classmethod
+    def _from_base64_text(
+        cls: type[_M],
+        text: str,
+        mime_type: str | None,
+        filename: str | None,
+        strict: bool,
+        what: str,
+    ) -> _M:
+        if not strict and isinstance(text, str) and is_clean_base64(text):
+            return cls.from_source(Base64Source(data=text), mime_type, filename, strict)
+        raw = b64decode(text, what=f"{cls.__name__}.{what}")
         return cls.from_bytes(raw, mime_type, filename=filename, strict=strict)
 
     @classmethod
@@ -252,13 +279,20 @@ class MediaBlock(BlockBase):
         strict: bool = False,
     ) -> _M:
         """A block from an RFC 2397 data URI; its media type is a hint checked against the bytes."""
-        parsed = parse_data_uri(uri)
-        return cls.from_bytes(
-            parsed.data,
-            mime_type or parsed.mime_type,
-            filename=filename or parsed.filename,
-            strict=strict,
-        )
+        parts = split_data_uri(uri)
+        declared = mime_type or parts.mime_type
+        name = filename or parts.filename
+        if parts.is_base64:
+            block = cls._from_base64_text(
+                parts.payload, declared, name, strict, "from_data_uri payload"
+            )
+            source = block.source
+            if isinstance(source, Base64Source) and uri.startswith(
+                data_uri_prefix(block.mime_type)
+            ):
+                source.keep_data_uri(uri)  # sent on as it came, to providers taking data URIs
+            return block
+        return cls.from_bytes(parse_data_uri(uri).data, declared, filename=name, strict=strict)
 
     @classmethod
     def from_path(
@@ -349,6 +383,15 @@ class MediaBlock(BlockBase):
         data = self.source.read(policy)
         self._resolve_mime(data)
         return data
+
+    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
+        """At most the first ``n`` bytes (default `HEADER_WINDOW`, 64 KiB), for a quick look.
+
+        A local file not read yet gives only those bytes: the rest of the file is never read, so
+        this is safe on a file of any size. Bytes in memory are sliced; a URL not fetched yet is
+        fetched (under ``policy``) and sliced. Special files are refused like in `read`.
+        """
+        return self.source.read_header(n, policy)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
         """`read` for asyncio code."""

@@ -9,20 +9,34 @@ for a block of code with `use_policy`, safe across threads and asyncio tasks (a 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ._checks import check_bool, check_count, check_seconds, check_size, check_text
 from .errors import InvalidOptionError
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEFAULT_MAX_BYTES", "FetchPolicy", "current_policy", "use_policy"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_PATH_BYTES",
+    "FetchPolicy",
+    "current_policy",
+    "use_policy",
+]
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+"""The default cap on one URL download (50 MiB)."""
+
+DEFAULT_MAX_PATH_BYTES = 1024 * 1024 * 1024
+"""The default cap on reading one local file (1 GiB): far above any provider's inline limit,
+yet a file that never ends (a device, a FIFO, a log being written) stops with an error instead of
+filling memory."""
 
 
 @dataclass(frozen=True)
@@ -30,8 +44,10 @@ class FetchPolicy:
     """Limits and permissions for fetching URLs and reading paths.
 
     The defaults are safe for URLs that came from untrusted users: only http and https, no private,
-    loopback, link-local or metadata addresses, at most 50 MiB, 30 seconds in all, 5 redirects.
-    Widen them on purpose with `replace` or by building a new policy. See docs/fetching.md.
+    loopback, link-local or metadata addresses, at most 50 MiB, 30 seconds in all, 5 redirects;
+    local files of at most 1 GiB. Widen them on purpose with `replace` or by building a new policy.
+    Every value is checked when the policy is built: a wrong type, NaN, an infinity or a negative
+    number raises `InvalidOptionError` naming the option. See docs/fetching.md.
     """
 
     allow_private: bool = False
@@ -44,6 +60,10 @@ class FetchPolicy:
     """URL schemes the fetcher accepts. ``file:`` is never fetched: use ``from_path``."""
     max_bytes: int = DEFAULT_MAX_BYTES
     """The most bytes one fetch may download; reading stops there with `TooLargeError`."""
+    max_path_bytes: int = field(default=DEFAULT_MAX_PATH_BYTES, kw_only=True)
+    """The most bytes reading one local file (``from_path``) may return. A larger file, or one
+    that grows past it while read, raises `FileTooLargeError` after reading at most one byte more;
+    devices, FIFOs and sockets are refused before reading. Keyword only."""
     timeout: float = 30.0
     """Seconds for the whole fetch, redirects and a slowly trickling body included."""
     max_redirects: int = 5
@@ -70,33 +90,65 @@ class FetchPolicy:
     """An httpx transport for the async client the fetcher builds."""
 
     def __post_init__(self) -> None:
-        if self.max_bytes <= 0:
-            raise InvalidOptionError(
-                f"FetchPolicy.max_bytes must be positive, got {self.max_bytes}"
-            )
-        if self.timeout <= 0:
-            raise InvalidOptionError(f"FetchPolicy.timeout must be positive, got {self.timeout}")
-        if self.max_redirects < 0:
-            raise InvalidOptionError(
-                f"FetchPolicy.max_redirects must be >= 0, got {self.max_redirects}"
-            )
+        owner = "FetchPolicy"
+        check_bool(owner, "allow_private", self.allow_private)
+        check_bool(owner, "allow_metadata", self.allow_metadata)
+        check_size(owner, "max_bytes", self.max_bytes)
+        check_size(owner, "max_path_bytes", self.max_path_bytes)
+        check_seconds(owner, "timeout", self.timeout)
+        check_count(owner, "max_redirects", self.max_redirects)
+        check_text(owner, "user_agent", self.user_agent)
         # Accept any iterable of strings for the set-like fields, stored lower-case and frozen.
-        object.__setattr__(self, "allowed_schemes", _lower_set(self.allowed_schemes))
-        object.__setattr__(self, "blocked_hosts", _lower_set(self.blocked_hosts))
+        object.__setattr__(
+            self, "allowed_schemes", _lower_set("allowed_schemes", self.allowed_schemes)
+        )
+        object.__setattr__(self, "blocked_hosts", _lower_set("blocked_hosts", self.blocked_hosts))
         if self.allowed_hosts is not None:
-            object.__setattr__(self, "allowed_hosts", _lower_set(self.allowed_hosts))
+            object.__setattr__(
+                self, "allowed_hosts", _lower_set("allowed_hosts", self.allowed_hosts)
+            )
         if self.allowed_roots is not None:
-            object.__setattr__(self, "allowed_roots", tuple(str(r) for r in self.allowed_roots))
+            object.__setattr__(self, "allowed_roots", _roots(self.allowed_roots))
 
     def replace(self, **changes: Any) -> FetchPolicy:
         """A copy with some fields changed: ``policy.replace(max_bytes=10_000_000)``."""
         return replace(self, **changes)
 
 
-def _lower_set(values: Any) -> frozenset[str]:
+def _lower_set(name: str, values: Any) -> frozenset[str]:
     if isinstance(values, str):
         values = [values]
-    return frozenset(str(v).lower() for v in values)
+    try:
+        items = list(values)
+    except TypeError:
+        raise InvalidOptionError(
+            f"FetchPolicy.{name} must be a collection of str, got {type(values).__name__}"
+        ) from None
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidOptionError(f"FetchPolicy.{name} must hold only str, got {item!r}")
+    return frozenset(item.lower() for item in items)
+
+
+def _roots(values: Any) -> tuple[str, ...]:
+    if isinstance(values, (str, os.PathLike)):
+        values = [values]
+    try:
+        items = list(values)
+    except TypeError:
+        raise InvalidOptionError(
+            "FetchPolicy.allowed_roots must be a collection of paths or None, "
+            f"got {type(values).__name__}"
+        ) from None
+    roots = []
+    for item in items:
+        root = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
+        if not isinstance(root, str) or not root:
+            raise InvalidOptionError(
+                f"FetchPolicy.allowed_roots must hold non-empty str paths, got {item!r}"
+            )
+        roots.append(root)
+    return tuple(roots)
 
 
 _DEFAULT = FetchPolicy()

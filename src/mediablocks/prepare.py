@@ -13,7 +13,10 @@ The order (details in ``docs/preparation.md``):
 1. Kinds and types the provider cannot carry at all (a video for Anthropic) are problems.
 2. Images go through `mediablocks.images.fit_image` with the request's image count, so the
    count-dependent pixel caps apply (Anthropic: 2000 px with more than 20 images).
-3. Audio in a type the provider refuses is transcoded with ``ffmpeg`` when it is on PATH.
+3. Audio and video the provider refuses, or that is over its limits, is converted with PyAV
+   (the ``[av]`` extra; ``docs/conversion.md``): audio re-encoded, resampled or split into
+   timestamped chunks; video transcoded to H.264 MP4, or sampled as timestamped JPEG frames
+   for providers taking no video. A block that becomes several goes through `_Slot.replace_with`.
 4. Durations (audio, video) and PDF page counts come from `mediablocks.probe.probe`; sizes are
    counted the way the provider counts them (raw or base64).
 5. Request totals: image count, all images' bytes, documents, pages, seconds, request bytes.
@@ -22,15 +25,20 @@ The order (details in ``docs/preparation.md``):
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from .blocks import ToolResultBlock
-from .errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
+from ._checks import check_bool, check_size
+from .blocks import ContentBlock, ToolResultBlock
+from .convert.video import DEFAULT_MAX_FRAMES
+from .errors import (
+    DecodeError,
+    DoesNotFitError,
+    ImageBombError,
+    InvalidOptionError,
+    MediaBlocksError,
+)
 from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
 from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
@@ -48,8 +56,21 @@ __all__ = [
     "prepare_with_report",
 ]
 
-FFMPEG_TIMEOUT = 120.0
-"""Seconds an ``ffmpeg`` transcode may take before it is stopped."""
+SHARE_FLOOR_SIDE = 512
+"""When images share a request's byte budget, none is scaled below this long edge (px)."""
+
+REQUEST_RESERVE = 64 * 1024
+"""Bytes of a request's limit kept for what `prepare` cannot see: tools, settings, system
+fields and the JSON around each block (the messages' text is counted on top of this)."""
+
+AudioStrategy = Literal["convert", "raise"]
+"""``"convert"``: re-encode audio the provider refuses (PyAV); ``"raise"``: refuse it."""
+VideoStrategy = Literal["convert", "frames", "raise"]
+"""``"convert"``: transcode where the provider takes video, frames where it does not;
+``"frames"``: always frames; ``"raise"``: refuse what does not fit as it is."""
+
+DEFAULT_TIME_BUDGET = 120.0
+"""Seconds of wall time one audio or video conversion may take."""
 
 _EXTENSIONS = {
     "image/jpeg": ".jpg",
@@ -58,7 +79,14 @@ _EXTENSIONS = {
     "image/webp": ".webp",
     "audio/mpeg": ".mp3",
     "audio/wav": ".wav",
+    "audio/flac": ".flac",
+    "video/mp4": ".mp4",
 }
+
+
+class _BrokenImageError(DecodeError):
+    """An image whose bytes do not decode (truncated, corrupt): raised at once by `prepare`,
+    naming the message and block, like a decompression bomb (`ImageBombError`)."""
 
 
 @dataclass(frozen=True)
@@ -69,8 +97,17 @@ class PrepareOptions:
     (Anthropic 1568 px long edge and about 1.15 MP, OpenAI 2048 px box and 768 px short side),
     saving upload and tokens. ``strip_metadata``: remove EXIF (GPS, serial numbers, dates), XMP,
     IPTC and comments; the ICC profile is kept. ``convert``: convert formats the provider refuses
-    (HEIC, AVIF, TIFF, BMP... to PNG or JPEG; audio with ffmpeg). ``max_image_pixels``: the
+    (HEIC, AVIF, TIFF, BMP... to PNG or JPEG; audio and video with PyAV). ``max_image_pixels``: the
     decompression-bomb limit. ``read_urls``: fetch URL blocks (under ``policy``) to fit them too.
+
+    Audio and video (``docs/conversion.md``; the converter is the ``[av]`` extra, PyAV):
+    ``audio`` and ``video`` are the strategies (`AudioStrategy`, `VideoStrategy`; with
+    ``convert=False`` both act as ``"raise"``). ``max_frames``: frames taken from one video
+    (also capped by the provider's image count); ``frame_interval``: seconds between frames
+    (``None``: ``max_frames`` spread evenly). ``max_audio_seconds``: the longest single audio
+    block; longer audio is split into ordered chunks, or refused with ``allow_split=False``.
+    ``max_video_seconds``: a transcoded video is cut there. ``time_budget``: seconds of wall
+    time one conversion may take.
     """
 
     optimal_size: bool = False
@@ -79,6 +116,35 @@ class PrepareOptions:
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS
     read_urls: bool = False
     policy: FetchPolicy | None = None
+    audio: AudioStrategy = "convert"
+    video: VideoStrategy = "convert"
+    max_frames: int = DEFAULT_MAX_FRAMES
+    frame_interval: float | None = None
+    max_audio_seconds: float | None = None
+    max_video_seconds: float | None = None
+    allow_split: bool = True
+    time_budget: float | None = DEFAULT_TIME_BUDGET
+
+    def __post_init__(self) -> None:
+        if self.audio not in ("convert", "raise"):
+            raise InvalidOptionError(f"audio={self.audio!r}: 'convert' or 'raise'")
+        if self.video not in ("convert", "frames", "raise"):
+            raise InvalidOptionError(f"video={self.video!r}: 'convert', 'frames' or 'raise'")
+        if self.max_frames < 1:
+            raise InvalidOptionError(f"max_frames={self.max_frames!r}: at least 1")
+        for name in ("frame_interval", "max_audio_seconds", "max_video_seconds", "time_budget"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise InvalidOptionError(f"{name}={value!r}: a positive number of seconds")
+        # Checked here, so `prepare`'s keywords are too: "5", NaN or True never reach a limit.
+        for name in ("optimal_size", "strip_metadata", "convert", "read_urls", "allow_split"):
+            check_bool("PrepareOptions", name, getattr(self, name))
+        check_size("PrepareOptions", "max_image_pixels", self.max_image_pixels, optional=True)
+        if self.policy is not None and not isinstance(self.policy, FetchPolicy):
+            raise InvalidOptionError(
+                "PrepareOptions.policy must be a FetchPolicy or None, "
+                f"not a {type(self.policy).__name__}"
+            )
 
 
 @dataclass(frozen=True)
@@ -98,6 +164,8 @@ class BlockReport:
     bytes_before: int | None = None
     bytes_after: int | None = None
     measure: ByteMeasure = "raw"
+    replaced_by: tuple[str, ...] = ()
+    """When the block became several (frames, audio chunks, pages): each new block, in order."""
 
     @property
     def changed(self) -> bool:
@@ -112,7 +180,8 @@ class BlockReport:
         sizes = ""
         if self.bytes_before is not None and self.bytes_after is not None:
             sizes = f" ({self.bytes_before:,} -> {self.bytes_after:,} bytes {self.measure})"
-        return f"{where}: {self.block}: " + "; ".join(map(str, self.changes)) + sizes
+        parts = f", became {len(self.replaced_by)} blocks" if self.replaced_by else ""
+        return f"{where}: {self.block}: " + "; ".join(map(str, self.changes)) + sizes + parts
 
 
 @dataclass(frozen=True)
@@ -122,6 +191,8 @@ class PrepareReport:
     provider: str
     model: str | None
     blocks: tuple[BlockReport, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What was done for the request as a whole (images sharing its byte budget)."""
 
     @property
     def changed(self) -> list[BlockReport]:
@@ -131,6 +202,7 @@ class PrepareReport:
     def __str__(self) -> str:
         lines = [f"prepared for {self.provider}" + (f" ({self.model})" if self.model else "")]
         lines.extend(f"  {entry}" for entry in self.blocks)
+        lines.extend(f"  request: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -148,11 +220,23 @@ def prepare(
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
     read_urls: bool = False,
     policy: FetchPolicy | None = None,
+    audio: AudioStrategy = "convert",
+    video: VideoStrategy = "convert",
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    frame_interval: float | None = None,
+    max_audio_seconds: float | None = None,
+    max_video_seconds: float | None = None,
+    allow_split: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
-    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``), and
-    `ImageBombError` at once for an image over the pixel limit. See `PrepareOptions`.
+    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``),
+    `ImageBombError` at once for an image (or video frames) over the pixel limit and `DecodeError`
+    at once for an image whose bytes do not decode (even one that would be sent untouched). Images
+    together are fitted to the request's byte limits (see `PrepareReport.notes`). Audio and video
+    are converted as ``audio`` and ``video`` say; a video may become timestamped frames and an
+    audio block ordered chunks (see `PrepareOptions` and ``docs/conversion.md``).
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -164,6 +248,14 @@ def prepare(
         max_image_pixels=max_image_pixels,
         read_urls=read_urls,
         policy=policy,
+        audio=audio,
+        video=video,
+        max_frames=max_frames,
+        frame_interval=frame_interval,
+        max_audio_seconds=max_audio_seconds,
+        max_video_seconds=max_video_seconds,
+        allow_split=allow_split,
+        time_budget=time_budget,
     )
     return prepared
 
@@ -179,6 +271,14 @@ def prepare_with_report(
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
     read_urls: bool = False,
     policy: FetchPolicy | None = None,
+    audio: AudioStrategy = "convert",
+    video: VideoStrategy = "convert",
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    frame_interval: float | None = None,
+    max_audio_seconds: float | None = None,
+    max_video_seconds: float | None = None,
+    allow_split: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
     limits = limits_for(provider, model)
@@ -189,6 +289,14 @@ def prepare_with_report(
         max_image_pixels=max_image_pixels,
         read_urls=read_urls,
         policy=policy,
+        audio=audio,
+        video=video,
+        max_frames=max_frames,
+        frame_interval=frame_interval,
+        max_audio_seconds=max_audio_seconds,
+        max_video_seconds=max_video_seconds,
+        allow_split=allow_split,
+        time_budget=time_budget,
     )
     return _Preparation(limits, options).run(list(messages))
 
@@ -204,11 +312,21 @@ def prepare_block(
     convert: bool = True,
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
     policy: FetchPolicy | None = None,
+    audio: AudioStrategy = "convert",
+    video: VideoStrategy = "convert",
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    frame_interval: float | None = None,
+    max_audio_seconds: float | None = None,
+    max_video_seconds: float | None = None,
+    allow_split: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> tuple[MediaBlock, list[Change]]:
     """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
 
     Request totals (image count, pages, seconds across blocks) are not checked here. Raises
-    `DoesNotFitError` (with one problem) or `ImageBombError`.
+    `DoesNotFitError` (with one problem), `ImageBombError` or `DecodeError` (a broken image);
+    also `DoesNotFitError` when the block would become several (video frames, audio chunks):
+    `prepare` splices those in.
     """
     limits = limits_for(provider, model)
     options = PrepareOptions(
@@ -218,12 +336,27 @@ def prepare_block(
         max_image_pixels=max_image_pixels,
         read_urls=True,
         policy=policy,
+        audio=audio,
+        video=video,
+        max_frames=max_frames,
+        frame_interval=frame_interval,
+        max_audio_seconds=max_audio_seconds,
+        max_video_seconds=max_video_seconds,
+        allow_split=allow_split,
+        time_budget=time_budget,
     )
     run = _Preparation(limits, options)
+    run.image_count = image_count
     slot = _Slot(0, 0, None, block)
     run.fit(slot, image_count)
     run.check_totals([slot])
     run.raise_problems()
+    if slot.replacement is not None:
+        raise DoesNotFitError(
+            f"{block.describe()}: becomes {len(slot.replacement)} blocks for "
+            f"{limits.provider} ({'; '.join(map(str, slot.changes))}); prepare_block returns "
+            "one block: use prepare or prepare_with_report, or video='raise'"
+        )
     return slot.result, list(slot.changes)
 
 
@@ -245,9 +378,30 @@ class _Slot:
     seconds: float | None = None
     pages: int | None = None
     problems: list[str] = field(default_factory=list)
+    replacement: list[ContentBlock] | None = None
+    """Blocks that take this block's place, in order (``None``: ``result`` alone does)."""
+    parts: list[_Slot] = field(default_factory=list)
+    """One slot per media block of ``replacement``, counted in the request totals."""
 
     def __post_init__(self) -> None:
         self.result = self.block
+
+    def replace_with(self, blocks: Sequence[ContentBlock], changes: Sequence[Change]) -> None:
+        """Put ``blocks`` (text and media, in order) where this one block was.
+
+        The one way a media block becomes several (video frames with their timestamps, audio
+        chunks with their offsets, PDF pages): `_rebuild` splices them into the message or tool
+        result, and each media block among them counts in the request totals as a part.
+        """
+        self.replacement = list(blocks)
+        self.changes = tuple(changes)
+        self.parts = []
+        for block in self.replacement:
+            if isinstance(block, MediaBlock):
+                part = _Slot(self.message_index, self.block_index, self.item_index, block)
+                part.size = part.size_before = _local_size(block)
+                self.parts.append(part)
+        self.size = sum(part.size or 0 for part in self.parts)
 
     @property
     def where(self) -> str:
@@ -255,6 +409,18 @@ class _Slot:
         if self.item_index is not None:
             text += f", item {self.item_index}"
         return f"{text}: {self.block.describe()}"
+
+
+def _local_size(block: MediaBlock) -> int | None:
+    return len(block.source.data) if isinstance(block.source, BytesSource) else None
+
+
+def _counted(slots: list[_Slot]) -> list[_Slot]:
+    """The slots the request totals count: a replaced block counts as its parts."""
+    counted: list[_Slot] = []
+    for slot in slots:
+        counted.extend(slot.parts if slot.replacement is not None else [slot])
+    return counted
 
 
 def _kind(block: MediaBlock) -> str:
@@ -272,12 +438,18 @@ class _Preparation:
         self.limits = limits
         self.options = options
         self.problems: list[str] = []
+        self.notes: list[str] = []
+        self.text_bytes = 0  # JSON bytes of the non-media content, counted by `run`
+        self.image_count = 0  # images in the request before any video became frames
+        self.frames_taken = 0
 
     # -- walking the messages --
 
     def run(self, messages: list[Message]) -> tuple[list[Message], PrepareReport]:
         slots = list(_find_media(messages))
         image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
+        self.text_bytes = _text_bytes(messages)
+        self.image_count = image_count
         for slot in slots:
             self.fit(slot, image_count)
         self.share_image_bytes(slots, image_count)
@@ -287,6 +459,7 @@ class _Preparation:
             self.limits.provider,
             self.limits.model,
             tuple(self.report_entry(slot) for slot in slots),
+            tuple(self.notes),
         )
         return _rebuild(messages, slots), report
 
@@ -313,6 +486,7 @@ class _Preparation:
             None if before is None else measured_size(before, measure),
             None if after is None else measured_size(after, measure),
             measure,
+            tuple(_describe(block) for block in slot.replacement or ()),
         )
 
     def measure_of(self, block: MediaBlock) -> ByteMeasure:
@@ -347,10 +521,10 @@ class _Preparation:
             elif kind == "audio":
                 self.fit_audio(slot, data)
             elif kind == "video":
-                self.fit_timed(slot, "video")
+                self.fit_video(slot, data)
             else:
                 self.fit_document(slot)
-        except ImageBombError:
+        except (ImageBombError, _BrokenImageError):
             raise
         except MediaBlocksError as exc:
             self.problems.append(f"{slot.where}: {_reason(exc, block)}")
@@ -363,7 +537,7 @@ class _Preparation:
             return False
         name = self.limits.provider
         if not accepted:
-            self.problems.append(f"{slot.where}: {name} takes no {kind} input")
+            self.problems.append(f"{slot.where}: {name} takes no {kind} input{_needed(kind)}")
         else:
             self.problems.append(
                 f"{slot.where}: {name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}"
@@ -371,7 +545,12 @@ class _Preparation:
         return True
 
     def fit_image(
-        self, slot: _Slot, data: bytes, image_count: int, max_bytes: int | None = None
+        self,
+        slot: _Slot,
+        data: bytes,
+        image_count: int,
+        max_bytes: int | None = None,
+        min_side: int | None = None,
     ) -> None:
         if not self.limits.image_types:
             self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
@@ -381,16 +560,20 @@ class _Preparation:
             image_count=image_count,
             optimal_size=self.options.optimal_size,
             max_bytes=max_bytes,
+            min_side=min_side,
         )
-        fitted = fit_image(
-            data,
-            target,
-            mime_type=slot.block.mime_type,
-            strip_metadata=self.options.strip_metadata,
-            convert=self.options.convert,
-            max_image_pixels=self.options.max_image_pixels,
-            what=slot.block.describe(),
-        )
+        try:
+            fitted = fit_image(
+                data,
+                target,
+                mime_type=slot.block.mime_type,
+                strip_metadata=self.options.strip_metadata,
+                convert=self.options.convert,
+                max_image_pixels=self.options.max_image_pixels,
+                what=slot.block.describe(),
+            )
+        except DecodeError as exc:  # raised at once: the bytes are broken, not too large
+            raise _BrokenImageError(f"{slot.where}: {_reason(exc, slot.block)}") from None
         if fitted.unchanged:
             return
         slot.result = _replaced(slot.block, fitted.data, fitted.mime_type, fitted.changes, self)
@@ -398,17 +581,66 @@ class _Preparation:
         slot.size = len(fitted.data)
 
     def fit_audio(self, slot: _Slot, data: bytes) -> None:
-        accepted = self.limits.audio_types
-        mime = slot.block.mime_type
-        if accepted and mime not in accepted and self.options.convert:
-            target = "audio/mpeg" if "audio/mpeg" in accepted else "audio/wav"
-            if target in accepted:
-                converted = _transcode(data, target, slot.block.describe())
-                change = Change("transcoded", f"{mime} -> {target} with ffmpeg")
-                slot.result = _replaced(slot.block, converted, target, (change,), self)
-                slot.changes = (change,)
-                slot.size = len(converted)
-        self.fit_timed(slot, "audio")
+        """Audio as it is when it fits; else re-encoded, resampled or split (`_prepare_av`)."""
+        if self.options.audio == "raise" or not self.options.convert or not self.limits.audio_types:
+            self.fit_timed(slot, "audio")
+            return
+        if self.fits_as_is(slot, "audio", self.options.max_audio_seconds):
+            self.fit_timed(slot, "audio")
+            return
+        from . import _prepare_av
+
+        _prepare_av.convert_audio_slot(self, slot, data)
+
+    def fit_video(self, slot: _Slot, data: bytes) -> None:
+        """Video as it is when it fits; else transcoded (providers taking video) or frames."""
+        strategy: str = self.options.video if self.options.convert else "raise"
+        if strategy == "convert" and self.limits.video_types:
+            if self.fits_as_is(slot, "video", self.options.max_video_seconds):
+                from . import _prepare_av
+
+                _probe(slot.block, self.options.policy)  # a broken header: its own message
+
+                if _prepare_av.codec_is_safe(self, slot, data):
+                    self.fit_timed(slot, "video")
+                    return
+            strategy = "transcode"
+        elif strategy == "convert":
+            strategy = "frames"
+        if strategy == "raise":
+            self.fit_timed(slot, "video")
+            return
+        from . import _prepare_av
+
+        if strategy == "transcode":
+            _prepare_av.transcode_video_slot(self, slot, data)
+        else:
+            _prepare_av.video_frames_slot(self, slot, data)
+
+    def fits_as_is(self, slot: _Slot, kind: str, max_seconds: float | None) -> bool:
+        """True when the block's type, bytes and duration need no conversion."""
+        if slot.block.mime_type not in self.limits.types_for(kind):
+            return False
+        limit = self.byte_ceiling(kind)
+        if limit is not None and slot.size is not None and slot.size > limit:
+            return False
+        if max_seconds is not None:
+            info = _probe(slot.block, self.options.policy)
+            if info is None or info.duration is None or info.duration > max_seconds:
+                return False
+        return True
+
+    def byte_ceiling(self, kind: str) -> int | None:
+        """The largest raw size one block of ``kind`` may have: its own limit and the request's."""
+        limits = self.limits
+        own = limits.max_audio_bytes if kind == "audio" else limits.max_video_bytes
+        measure = limits.audio_bytes_measure if kind == "audio" else limits.video_bytes_measure
+        ceilings = [
+            _raw_bytes(own, measure),
+            _raw_bytes(limits.max_request_bytes, limits.request_bytes_measure),
+        ]
+        known = [value for value in ceilings if value is not None]
+        return min(known) if known else None
 
     def fit_timed(self, slot: _Slot, kind: str) -> None:
         if self.refuse_type(slot, kind):
@@ -441,32 +673,103 @@ class _Preparation:
     # -- request totals --
 
     def share_image_bytes(self, slots: list[_Slot], image_count: int) -> None:
-        """When all images together are over the per-request byte total, give each a share."""
-        limit = self.limits.max_total_image_bytes
+        """Make all images together fit the request: its media bytes and the image total.
+
+        The budgets are the provider's request limit (less the other media and a reserve for
+        the text and JSON around them, `REQUEST_RESERVE`) and its all-images limit, both in raw
+        bytes. When the images are over, the largest are capped at one share each (water
+        filling: images under the share stay as they are) and fitted again from their prepared
+        bytes: quality first, then resolution, never below `SHARE_FLOOR_SIDE` px long edge or
+        JPEG quality 40. A round that lands over (the sizes are predicted) shares again. Every
+        refitted block gets a ``shared`` change; what happened is in `PrepareReport.notes`.
+        """
         images = [s for s in slots if _kind(s.block) == "image" and s.size is not None]
-        if limit is None or not images:
+        budget, reason = self.image_budget(slots, images)
+        if budget is None or not images:
             return
         measure = self.limits.image_bytes_measure
-        total = sum(measured_size(s.size or 0, measure) for s in images)
-        if total <= limit:
-            return
-        share = limit // len(images)
-        for slot in images:
-            if measured_size(slot.size or 0, measure) <= share:
-                continue
-            try:
-                data = slot.result.read(self.options.policy)
-                earlier = slot.changes
-                refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
-                self.fit_image(refit, data, image_count, max_bytes=share)
-                slot.result, slot.size = refit.result, refit.size
-                slot.changes = earlier + refit.changes
-            except ImageBombError:
-                raise
-            except MediaBlocksError as exc:
-                self.problems.append(f"{slot.where}: {_reason(exc, slot.block)}")
+        for _ in range(3):
+            sizes = [slot.size or 0 for slot in images]
+            total = sum(sizes)
+            if total <= budget:
+                return
+            cap = _water_level(sizes, budget)
+            over = [slot for slot in images if (slot.size or 0) > cap]
+            if cap < 1 or not over:
+                self.problems.append(
+                    f"{len(images)} images do not fit {reason}: {budget:,} raw bytes are left "
+                    "for them"
+                )
+                return
+            self.notes.append(
+                f"{len(images)} images, {measured_size(total, measure):,} bytes ({measure}), are "
+                f"over {reason}: the {len(over)} largest were fitted to at most "
+                f"{measured_size(cap, measure):,} bytes each"
+            )
+            for slot in over:
+                if not self.refit_to_share(slot, image_count, cap, reason):
+                    return  # a problem is recorded; check_totals reports the total too
+
+    def image_budget(self, slots: list[_Slot], images: list[_Slot]) -> tuple[int | None, str]:
+        """The raw bytes all read images may take together, and which limit says so."""
+        limits = self.limits
+        budgets: list[tuple[int, str]] = []
+        if limits.max_total_image_bytes is not None:
+            raw = _raw_within(limits.max_total_image_bytes, limits.image_bytes_measure)
+            budgets.append((raw, f"{limits.provider}'s limit for all images of a request"))
+        if limits.max_request_bytes is not None:
+            measure = limits.request_bytes_measure
+            others = sum(
+                measured_size(slot.size or 0, measure)
+                for slot in slots
+                if slot.size is not None and all(slot is not image for image in images)
+            )
+            room = limits.max_request_bytes - others - REQUEST_RESERVE - self.text_bytes
+            # Each image's base64 is padded to whole quads: one quad per image.
+            room -= 4 * len(images) if measure == "base64" else 0
+            budgets.append(
+                (
+                    _raw_within(max(0, room), measure),
+                    f"{limits.provider}'s request limit of {limits.max_request_bytes:,} bytes "
+                    f"({measure}) with the other media and text",
+                )
+            )
+        if not budgets:
+            return None, ""
+        return min(budgets)
+
+    def refit_to_share(self, slot: _Slot, image_count: int, cap: int, reason: str) -> bool:
+        """Fit one image again under ``cap`` raw bytes; False (and a problem) if it cannot."""
+        measure = self.limits.image_bytes_measure
+        try:
+            data = slot.result.read(self.options.policy)
+            earlier = tuple(change for change in slot.changes if change.kind != "re-encoded")
+            refit = _Slot(slot.message_index, slot.block_index, slot.item_index, slot.result)
+            self.fit_image(
+                refit,
+                data,
+                image_count,
+                max_bytes=measured_size(cap, measure),
+                min_side=SHARE_FLOOR_SIDE,
+            )
+        except (ImageBombError, _BrokenImageError):
+            raise
+        except MediaBlocksError as exc:
+            self.problems.append(
+                f"{slot.where}: does not fit its share of {reason}: {_reason(exc, slot.block)}"
+            )
+            return False
+        shared = Change(
+            "shared", f"fitted to {measured_size(cap, measure):,} bytes ({measure}): {reason}"
+        )
+        changes = earlier + refit.changes + (shared,)
+        fitted = refit.result
+        slot.result = _replaced(slot.block, fitted.read(), fitted.mime_type, changes, self)
+        slot.size, slot.changes = refit.size, changes
+        return True
 
     def check_totals(self, slots: list[_Slot]) -> None:
+        slots = _counted(slots)
         limits = self.limits
         name = limits.provider
         by_kind: dict[str, list[_Slot]] = {"image": [], "audio": [], "video": [], "document": []}
@@ -516,6 +819,59 @@ class _Preparation:
                 f"{_number(total)} {unit} in one request is over {self.limits.provider}'s limit "
                 f"of {_number(limit)}: {parts}"
             )
+
+
+def _water_level(sizes: list[int], budget: int) -> int:
+    """The largest cap such that the sizes, each cut to at most the cap, sum to ``budget``."""
+    ordered = sorted(sizes, reverse=True)
+    rest = sum(ordered)
+    for count, size in enumerate(ordered, start=1):
+        rest -= size
+        cap = (budget - rest) // count
+        if count == len(ordered) or cap >= ordered[count]:
+            return min(cap, size)
+    return 0
+
+
+def _raw_within(limit: int, measure: ByteMeasure) -> int:
+    """The most raw bytes whose size counted as ``measure`` is within ``limit``."""
+    return (limit // 4) * 3 if measure == "base64" else limit
+
+
+def _text_bytes(messages: list[Message]) -> int:
+    """JSON bytes of everything in the messages but the media (text, tool calls, thinking)."""
+    total = 0
+    for message in messages:
+        total += 64  # the role and the braces around the content
+        for block in message.content:
+            if isinstance(block, MediaBlock):
+                continue
+            if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                total += 128 + sum(
+                    len(item.model_dump_json())
+                    for item in block.content
+                    if not isinstance(item, MediaBlock)
+                )
+            else:
+                total += len(block.model_dump_json())
+    return total
+
+
+def _needed(kind: str) -> str:
+    """What sending a kind the provider takes in no form would need."""
+    if kind == "audio":
+        return (
+            " in any form (transcribe it first, or use a provider taking audio: an OpenAI "
+            "audio model, Gemini, Bedrock, Mistral)"
+        )
+    return ""
+
+
+def _describe(block: ContentBlock) -> str:
+    if isinstance(block, MediaBlock):
+        return block.describe()
+    text = getattr(block, "text", "")
+    return f"TextBlock({text!r})" if text else type(block).__name__
 
 
 def _number(value: float) -> str:
@@ -571,36 +927,11 @@ def _replaced(
     return fresh.model_copy(update={**keep, "metadata": metadata})
 
 
-def _transcode(data: bytes, target: str, what: str) -> bytes:
-    """Audio transcoded by ffmpeg to MP3 or WAV; `DoesNotFitError` when ffmpeg is missing."""
-    ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg is None:
-        raise DoesNotFitError(
-            f"{what}: must be transcoded to {target}, which needs ffmpeg on PATH; install it "
-            "(e.g. apt-get install ffmpeg) or convert the audio before sending"
-        )
-    codec = ["-codec:a", "libmp3lame", "-q:a", "4", "-f", "mp3"]
-    if target == "audio/wav":
-        codec = ["-codec:a", "pcm_s16le", "-f", "wav"]
-    with tempfile.TemporaryDirectory(prefix="mediablocks-") as folder:
-        source = os.path.join(folder, "input")
-        with open(source, "wb") as handle:
-            handle.write(data)
-        command = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", source]
-        command += ["-vn", "-map_metadata", "-1", *codec, "pipe:1"]
-        try:
-            done = subprocess.run(command, capture_output=True, timeout=FFMPEG_TIMEOUT, check=False)
-        except subprocess.TimeoutExpired:
-            raise DoesNotFitError(
-                f"{what}: ffmpeg took longer than {FFMPEG_TIMEOUT:.0f} s to transcode"
-            ) from None
-    if done.returncode != 0 or not done.stdout:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise DoesNotFitError(
-            f"{what}: ffmpeg could not transcode it to {target}: "
-            f"{message[-1] if message else 'no output'}"
-        )
-    return done.stdout
+def _raw_bytes(limit: int | None, measure: ByteMeasure) -> int | None:
+    """The largest raw size whose measured size is within ``limit``."""
+    if limit is None:
+        return None
+    return (limit // 4) * 3 if measure == "base64" else limit
 
 
 # -- finding and replacing blocks -----------------------------------------------------------------
@@ -620,7 +951,9 @@ def _find_media(messages: list[Message]) -> list[_Slot]:
 
 
 def _rebuild(messages: list[Message], slots: list[_Slot]) -> list[Message]:
-    changed = [slot for slot in slots if slot.result is not slot.block]
+    """New messages with each changed slot's block replaced: by ``result``, or spliced out into
+    its ``replacement`` blocks (in a message's content or a tool result's content alike)."""
+    changed = [s for s in slots if s.result is not s.block or s.replacement is not None]
     if not changed:
         return list(messages)
     by_message: dict[int, list[_Slot]] = {}
@@ -629,17 +962,30 @@ def _rebuild(messages: list[Message], slots: list[_Slot]) -> list[Message]:
     result = list(messages)
     for m, message_slots in by_message.items():
         content: list[Any] = list(result[m].content)
+        nested: dict[int, list[_Slot]] = {}
         for slot in message_slots:
             if slot.item_index is None:
-                content[slot.block_index] = slot.result
-        nested = {s.block_index for s in message_slots if s.item_index is not None}
-        for b in nested:
+                content[slot.block_index] = _blocks_of(slot)
+            else:
+                nested.setdefault(slot.block_index, []).append(slot)
+        for b, item_slots in nested.items():
             tool_result = content[b]
             assert isinstance(tool_result, ToolResultBlock)
             items: list[Any] = list(tool_result.content)
-            for slot in message_slots:
-                if slot.block_index == b and slot.item_index is not None:
-                    items[slot.item_index] = slot.result
-            content[b] = tool_result.model_copy(update={"content": items})
-        result[m] = result[m].model_copy(update={"content": content})
+            for slot in item_slots:
+                items[slot.item_index or 0] = _blocks_of(slot)
+            content[b] = tool_result.model_copy(update={"content": _flattened(items)})
+        result[m] = result[m].model_copy(update={"content": _flattened(content)})
     return result
+
+
+def _blocks_of(slot: _Slot) -> list[Any]:
+    return [slot.result] if slot.replacement is None else list(slot.replacement)
+
+
+def _flattened(content: list[Any]) -> list[Any]:
+    """Content with each list of replacement blocks spliced in where its block was."""
+    flat: list[Any] = []
+    for entry in content:
+        flat.extend(entry if isinstance(entry, list) else [entry])
+    return flat

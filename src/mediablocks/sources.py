@@ -1,8 +1,11 @@
 """Where a media block's bytes come from: memory, a local path, a URL or a provider's file id.
 
 Sources are lazy: building one does no I/O. `read` resolves the bytes once and caches them on the
-source, so encoding a block many times reads or downloads it once. `header` gives the first
-`HEADER_WINDOW` bytes for MIME detection, reading only that window from a file not read yet.
+source, so encoding a block many times reads or downloads it once. Reads are single-flight: any
+number of threads and asyncio tasks reading one source at the same time cause one read or download,
+whose result (or error) they all get; a failed read is tried again by the next call. `header` and
+`read_header` give the first bytes for MIME detection, reading only that window from a file not
+read yet. A file is read only if it is a regular file of at most ``FetchPolicy.max_path_bytes``.
 """
 
 from __future__ import annotations
@@ -13,12 +16,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
-from .datauri import b64encode, data_uri_prefix
+from ._checks import check_size
+from ._files import read_capped, read_window
+from ._flight import Loader
+from .datauri import b64decode, b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
 from .policy import FetchPolicy, current_policy
 
 __all__ = [
+    "Base64Source",
     "BytesSource",
     "FileIdSource",
     "PathSource",
@@ -37,10 +44,14 @@ class _BaseSource(BaseModel):
     _data_uri: str | None = PrivateAttr(default=None)
     _hint: str | None = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _loader: Loader = PrivateAttr(default_factory=Loader)
 
     def __eq__(self, other: object) -> bool:
-        # Fields only: the read cache and lock are not part of a source's identity.
+        # Fields only: the read cache and lock are not part of a source's identity. Bytes in
+        # memory and base64 text in memory are the same media when they hold the same bytes.
         if type(other) is not type(self):
+            if isinstance(self, _IN_MEMORY) and isinstance(other, _IN_MEMORY):
+                return self.read() == other.read()
             return NotImplemented
         return self.__dict__ == other.__dict__
 
@@ -70,13 +81,40 @@ class _BaseSource(BaseModel):
         """The header if it is available without network I/O (None for an unread URL)."""
         return self.header()
 
+    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
+        """At most the first ``n`` bytes of the media.
+
+        From a local file not read yet, only those bytes are read (never the rest of the file);
+        from bytes already in memory it is a slice. A URL not fetched yet is fetched whole under
+        ``policy`` (HTTP servers do not reliably honour ranges), then sliced.
+        """
+        check_size("read_header", "n", n)
+        if self._data is not None:
+            return self._data[:n]
+        if n <= HEADER_WINDOW:
+            return bytes(self.header(policy)[:n])
+        return self._read_beyond_window(n, policy)
+
+    def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
+        return self.read(policy)[:n]
+
     def read(self, policy: FetchPolicy | None = None) -> bytes:
-        """The whole media as bytes, resolved once and cached."""
-        raise NotImplementedError
+        """The whole media as bytes, resolved once and cached; concurrent calls share one read."""
+        return self._loader.load(lambda: self._data, lambda: self._load(policy), self._store)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        """`read` for asyncio code; only URL sources do real async I/O."""
-        return self.read(policy)
+        """`read` for asyncio code; only URL sources do real async I/O. Concurrent calls (async or
+        from threads) share one read."""
+        return await self._loader.aload(
+            lambda: self._data, lambda: self._aload(policy), self._store
+        )
+
+    def _load(self, policy: FetchPolicy | None) -> bytes:
+        """Read the bytes from where they live (no caching: `read` does that)."""
+        raise NotImplementedError
+
+    async def _aload(self, policy: FetchPolicy | None) -> bytes:
+        return self._load(policy)
 
     def cached_base64(self) -> str | None:
         """The base64 text if it was computed already."""
@@ -146,6 +184,61 @@ class BytesSource(_BaseSource):
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         return self.data
 
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        return self.data
+
+
+class Base64Source(_BaseSource):
+    """Base64 text in memory (a provider payload, a data URI), kept as the text it arrived as.
+
+    Translating a history between providers that both carry base64 copies this text through and
+    never decodes it: the MIME type is detected from the decoded header window alone. The whole
+    text is decoded, strictly, only when bytes are needed (`read`: prepare, probe, a provider
+    that takes raw bytes); malformed base64 raises `DecodeError` then. Build one through
+    ``from_base64``/``from_data_uri`` with ``strict=True`` to check every character at once.
+    """
+
+    kind: Literal["base64"] = "base64"
+    data: str
+    """Standard, padded base64 with no line breaks (`is_clean_base64`)."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._base64 = self.data
+
+    @property
+    def loaded(self) -> bool:
+        """True: the media is in memory (as base64 text), so nothing is read or fetched."""
+        return True
+
+    def describe(self) -> str:
+        return f"base64 text of {len(self.data) // 4 * 3} bytes"
+
+    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
+        if self._data is not None:
+            return memoryview(self._data)[:HEADER_WINDOW]
+        if self._header is None:
+            # Whole 4-character groups covering the window: a strict decode of just those.
+            self._header = b64decode(
+                self.data[: (HEADER_WINDOW + 2) // 3 * 4], what=self.describe()
+            )[:HEADER_WINDOW]
+        return self._header
+
+    def _load(self, policy: FetchPolicy | None) -> bytes:
+        return b64decode(self.data, what=self.describe())
+
+    def base64(self, policy: FetchPolicy | None = None) -> str:
+        return self.data
+
+    def keep_data_uri(self, uri: str) -> None:
+        """Remember the data URI this text came from, to hand it on without building another.
+
+        The caller guarantees ``uri`` is ``data:<normalised type>;base64,`` then exactly `data`.
+        """
+        self._data_uri = uri
+
+
+_IN_MEMORY = (BytesSource, Base64Source)
+
 
 class PathSource(_BaseSource):
     """A local file, named explicitly by the caller. Read lazily, once."""
@@ -177,27 +270,15 @@ class PathSource(_BaseSource):
             return memoryview(self._data)[:HEADER_WINDOW]
         if self._header is None:
             path = self._checked_path(policy)
-            try:
-                with open(path, "rb") as handle:
-                    self._header = handle.read(HEADER_WINDOW)
-            except OSError as exc:
-                raise SourceError(
-                    f"{self.describe()}: cannot read: {exc.strerror or exc}"
-                ) from None
+            self._header = read_window(path, HEADER_WINDOW, self.describe())
         return self._header
 
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
+    def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
+        return read_window(self._checked_path(policy), n, self.describe())
+
+    def _load(self, policy: FetchPolicy | None) -> bytes:
         path = self._checked_path(policy)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except IsADirectoryError:
-            raise SourceError(f"{self.describe()}: is a directory, not a file") from None
-        except OSError as exc:
-            raise SourceError(f"{self.describe()}: cannot read: {exc.strerror or exc}") from None
-        return self._store(data)
+        return read_capped(path, current_policy(policy).max_path_bytes, self.describe())
 
 
 class URLSource(_BaseSource):
@@ -215,23 +296,19 @@ class URLSource(_BaseSource):
             return None
         return memoryview(self._data)[:HEADER_WINDOW]
 
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
+    def _load(self, policy: FetchPolicy | None) -> bytes:
         from .fetch import fetch  # late: the fetcher imports httpx and this module's users
 
         result = fetch(self.url, policy)
         self._hint = result.mime_type
-        return self._store(result.data)
+        return result.data
 
-    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        if self._data is not None:
-            return self._data
+    async def _aload(self, policy: FetchPolicy | None) -> bytes:
         from .fetch import afetch
 
         result = await afetch(self.url, policy)
         self._hint = result.mime_type
-        return self._store(result.data)
+        return result.data
 
 
 class FileIdSource(_BaseSource):
@@ -259,8 +336,17 @@ class FileIdSource(_BaseSource):
             f"{self.describe()}: the bytes are stored at the provider and cannot be read here"
         )
 
+    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
+        return self.read(policy)
 
-Source = Annotated[BytesSource | PathSource | URLSource | FileIdSource, Field(discriminator="kind")]
+    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
+        return self.read(policy)  # raises: the bytes are at the provider
+
+
+Source = Annotated[
+    BytesSource | Base64Source | PathSource | URLSource | FileIdSource,
+    Field(discriminator="kind"),
+]
 """Any media source, tagged by ``kind`` in JSON."""
 
 

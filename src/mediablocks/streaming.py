@@ -22,7 +22,6 @@ What the folders guarantee, for every provider:
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -30,30 +29,10 @@ from .blocks import ContentBlock, ToolCallBlock, ToolResultBlock
 from .errors import DecodeError, ToolResultMismatchError
 from .messages import AssistantMessage, Message, ToolMessage
 from .providers._common import as_dict
-from .providers._fold import Folder
 from .providers._options import canonical_provider
+from .providers.registry import provider_entry
 
 __all__ = ["StreamAccumulator", "afrom_stream", "from_stream", "tool_result_turn"]
-
-
-_FOLDERS: dict[str, tuple[str, str]] = {
-    "openai-chat": ("openai_chat", "OpenAIChatFolder"),
-    "mistral": ("mistral", "MistralFolder"),
-    "anthropic": ("anthropic", "AnthropicFolder"),
-    "bedrock": ("bedrock", "BedrockFolder"),
-    "gemini": ("gemini", "GeminiFolder"),
-    "openai-responses": ("openai_responses", "OpenAIResponsesFolder"),
-    "ollama": ("ollama", "OllamaFolder"),
-}
-"""Canonical provider name -> (its package in ``providers``, the fold class in its ``stream``)."""
-
-
-def _new_folder(provider: str) -> Folder:
-    """A fresh fold for ``provider``, its module imported on first use."""
-    package, name = _FOLDERS[provider]
-    module = importlib.import_module(f"{__package__}.providers.{package}.stream")
-    folder: Folder = getattr(module, name)()
-    return folder
 
 
 class StreamAccumulator:
@@ -65,7 +44,7 @@ class StreamAccumulator:
 
     def __init__(self, provider: str) -> None:
         self.provider = canonical_provider(provider)
-        self._folder = _new_folder(self.provider)
+        self._folder = provider_entry(self.provider).new_folder()
         self.events = 0
 
     def add(self, event: Any) -> None:

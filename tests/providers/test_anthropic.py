@@ -27,7 +27,7 @@ import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
 from mediablocks.providers._options import EncodeOptions, MediaSink
 from mediablocks.providers.anthropic import from_anthropic, to_anthropic
-from mediablocks.sources import BytesSource, FileIdSource, URLSource
+from mediablocks.sources import Base64Source, FileIdSource, URLSource
 
 # The SDK's request types, by block ``type``: every emitted block is checked against its own.
 PARAMS: dict[str, Any] = {
@@ -278,7 +278,9 @@ def test_images_go_as_base64_and_decode_back(fmt: str, mime: str) -> None:
     [message] = from_anthropic(fields)
     image = message.content[1]
     assert isinstance(image, mb.ImageBlock)
-    assert isinstance(image.source, BytesSource)
+    # The base64 text is kept as it came and copied through, not decoded and re-encoded.
+    assert isinstance(image.source, Base64Source)
+    assert image.to_base64()[0] is part["source"]["data"]
     assert image.read() == data
     assert image.mime_type == mime
 

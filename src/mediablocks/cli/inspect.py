@@ -20,7 +20,8 @@ from ..mime import mime_kind
 from ..policy import current_policy
 from ..prepare import prepare_block
 from ..probe import probe
-from ..providers import PROVIDERS, canonical_provider
+from ..providers import canonical_provider
+from ..providers.registry import WIRE_FORMATS
 from ..tokens import estimate_tokens
 from ._items import Item, expand, load_bounded
 from ._output import Column, Table, format_size, run_each, terminal_width
@@ -131,7 +132,7 @@ def _table(results: list[dict[str, Any]], providers: Sequence[str]) -> Table:
         Column("SIZE", right=True),
         Column("FACTS", elastic=True, minimum=7),
     ]
-    columns.extend(Column(SHORT_NAMES[p]) for p in providers)
+    columns.extend(Column(SHORT_NAMES.get(p, p)) for p in providers)
     table = Table(columns)
     for info in results:
         if "error" in info:
@@ -171,7 +172,7 @@ def _finite(value: Any) -> Any:
 def providers_chosen(chosen: Sequence[str] | None) -> list[str]:
     """The canonical names of ``--provider`` choices, or every provider."""
     if not chosen:
-        return list(PROVIDERS)
+        return list(WIRE_FORMATS)  # profiles (groq, anthropic-bedrock...) when asked for
     return list(dict.fromkeys(canonical_provider(name) for name in chosen))
 
 

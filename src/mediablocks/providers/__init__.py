@@ -31,7 +31,9 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
+from ._profiles import checked_encoder, labelled_decoder
 from ._response import decode_response
+from .registry import REGISTRY, provider_entry
 
 __all__ = [
     "ALIASES",
@@ -53,13 +55,7 @@ Encoder = Callable[[Sequence[Message], "EncodeOptions | None"], dict[str, Any]]
 Decoder = Callable[[Any], list[Message]]
 
 TRANSLATORS: dict[str, tuple[str, str, str]] = {
-    "openai-chat": ("openai_chat", "to_openai_chat", "from_openai_chat"),
-    "openai-responses": ("openai_responses", "to_openai_responses", "from_openai_responses"),
-    "anthropic": ("anthropic", "to_anthropic", "from_anthropic"),
-    "gemini": ("gemini", "to_gemini", "from_gemini"),
-    "bedrock": ("bedrock", "to_bedrock", "from_bedrock"),
-    "mistral": ("mistral", "to_mistral", "from_mistral"),
-    "ollama": ("ollama", "to_ollama", "from_ollama"),
+    entry.name: (entry.package, entry.encoder, entry.decoder) for entry in REGISTRY
 }
 """Canonical provider name -> (provider package here, encode function, decode function)."""
 
@@ -95,6 +91,13 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
         raise UnknownProviderError(
             f"the {name} translator ({qualified}) lacks {to_name}() or {from_name}()"
         )
+    entry = provider_entry(name)
+    if entry.profile is not None:
+        # A profile over another provider's translator: its replies say which endpoint they
+        # came from, and (sharing the translator as is) it refuses what its endpoint cannot take.
+        decoder = labelled_decoder(name, decoder)
+        if entry.package == TRANSLATORS[entry.profile.base][0]:
+            encoder = checked_encoder(name, encoder, entry.limits())
     with _lock:
         pair = _loaded.setdefault(name, (encoder, decoder))
     return pair

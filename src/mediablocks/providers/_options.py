@@ -6,8 +6,9 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
-from ..errors import InvalidOptionError, UnknownProviderError
+from ..errors import InvalidOptionError
 from ..policy import FetchPolicy
+from .registry import ALIASES, PROVIDERS, canonical_provider
 
 __all__ = [
     "ALIASES",
@@ -20,9 +21,6 @@ __all__ = [
 ]
 
 ProviderName = Literal[
-    "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "ollama"
-]
-PROVIDERS: tuple[str, ...] = (
     "openai-chat",
     "openai-responses",
     "anthropic",
@@ -30,27 +28,17 @@ PROVIDERS: tuple[str, ...] = (
     "bedrock",
     "mistral",
     "ollama",
-)
-ALIASES: dict[str, str] = {
-    "openai": "openai-chat",
-    "openai-chat-completions": "openai-chat",
-    "openai-completions": "openai-chat",
-    "responses": "openai-responses",
-    "google": "gemini",
-    "google-genai": "gemini",
-    "bedrock-converse": "bedrock",
-    "aws-bedrock": "bedrock",
-}
-
-
-def canonical_provider(name: str) -> str:
-    """The canonical wire-format name for a name or alias (``openai`` -> ``openai-chat``)."""
-    key = name.strip().lower().replace("_", "-")
-    key = ALIASES.get(key, key)
-    if key not in PROVIDERS:
-        known = ", ".join(PROVIDERS)
-        raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
-    return key
+    "cohere",
+    "azure-openai",
+    "deepseek",
+    "xai",
+    "groq",
+    "openrouter",
+    "vllm",
+    "llama-cpp",
+    "anthropic-bedrock",
+    "anthropic-vertex",
+]
 
 
 class MediaSink:

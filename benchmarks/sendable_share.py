@@ -1,0 +1,69 @@
+"""The share of (audio/video file, provider) pairs of ``testdata/`` that `prepare` makes sendable.
+
+For every audio and video file in ``testdata/manifest.json`` and every provider, one `prepare`
+call on a message holding just that file: a pair is sendable when it returns, not when it raises
+`DoesNotFitError`. Run it against any source tree to compare before and after a change:
+
+    PYTHONPATH=src python benchmarks/sendable_share.py [--why]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from mediablocks import AudioBlock, MediaBlocksError, UserMessage, VideoBlock, prepare
+from mediablocks.limits import limits_for
+
+PROVIDERS = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "mistral",
+    "ollama",
+)
+TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+
+
+def main() -> None:
+    manifest = json.loads((TESTDATA / "manifest.json").read_text())
+    sendable: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    takes: Counter[str] = Counter()  # pairs whose provider takes the kind in some form
+    refusals: list[str] = []
+    for path, entry in sorted(manifest.items()):
+        kind = entry["kind"]
+        if kind not in ("audio", "video"):
+            continue
+        block_type = AudioBlock if kind == "audio" else VideoBlock
+        for provider in PROVIDERS:
+            total[kind] += 1
+            limits = limits_for(provider)
+            takes[kind] += bool(
+                limits.audio_types if kind == "audio" else limits.video_types or limits.image_types
+            )
+            try:
+                prepare([UserMessage(content=[block_type.from_path(TESTDATA / path)])], provider)
+            except MediaBlocksError as exc:
+                reason = str(exc).splitlines()[-1].split(": ", 1)[-1][:110]
+                refusals.append(f"  {path} -> {provider}: {type(exc).__name__}: {reason}")
+                continue
+            sendable[kind] += 1
+    for kind in ("audio", "video"):
+        share = sendable[kind] / total[kind] if total[kind] else 0.0
+        print(
+            f"{kind}: {sendable[kind]}/{total[kind]} pairs sendable ({share:.0%}); "
+            f"{takes[kind]} pairs have a provider taking {kind} in some form"
+            + (" (or images)" if kind == "video" else "")
+        )
+    if "--why" in sys.argv:
+        print("not sendable:")
+        print("\n".join(refusals))
+
+
+if __name__ == "__main__":
+    main()

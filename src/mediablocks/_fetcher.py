@@ -1,0 +1,791 @@
+"""The fetcher behind `mediablocks.fetch`: httpx and httpcore, imported on the first fetch.
+
+Every hop of a fetch, the first request and each redirect, goes through the address guard
+(`_addresses`): the scheme, the host lists, and every address the host resolves to. The fetcher then
+connects to one of exactly those addresses: its own httpcore network backend looks the host up in
+the addresses checked for this fetch and never resolves a name again, so there is no DNS-rebinding
+window. The Host header and TLS server name (SNI and certificate check) stay the URL's host name.
+
+While the body streams, the fetcher counts bytes (after gzip/deflate decoding, which it does itself,
+bounded) and stops at ``max_bytes``; a total deadline covers connecting, redirects and a slowly
+trickling body. Every failure is a `FetchError` (or a subclass): no httpx exception escapes.
+
+With an injected ``client`` or ``transport`` in the policy the guard, the redirect handling and
+the limits still apply, but that client does its own connecting: see docs/fetching.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import ssl
+import threading
+import time
+import zlib
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
+
+import anyio
+import httpcore
+import httpx
+
+from . import _addresses
+from ._fetch_result import FetchResult, FetchStatusError
+from .errors import DownloadTooLargeError, FetchError, FetchTimeoutError, MediaBlocksError
+from .mime import detect_mime, normalize_mime
+from .policy import FetchPolicy, current_policy
+
+__all__ = ["afetch", "fetch"]
+
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_UNINFORMATIVE_TYPES = frozenset(
+    {"application/octet-stream", "binary/octet-stream", "application/unknown"}
+)
+_CROSS_ORIGIN_DROPPED = ("authorization", "cookie")
+
+
+# -- time ---------------------------------------------------------------------------------------
+
+
+class _Deadline:
+    """The one deadline of a fetch; every network wait is clamped to what is left of it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+    def clamp(self, timeout: float | None, error: type[Exception]) -> float:
+        left = self.remaining()
+        if left <= 0:
+            raise error("the fetch deadline has passed")
+        return left if timeout is None else min(timeout, left)
+
+    def timeouts(self) -> dict[str, float]:
+        left = max(self.remaining(), 0.001)
+        return {"connect": left, "read": left, "write": left, "pool": left}
+
+
+# -- pinned connections -------------------------------------------------------------------------
+
+
+class _Pins:
+    """The checked addresses of each (host, port) of one fetch: the only places it connects to."""
+
+    def __init__(self) -> None:
+        self._pins: dict[tuple[str, int], tuple[str, ...]] = {}
+
+    def add(self, host: str, port: int, addresses: tuple[str, ...]) -> None:
+        self._pins[(host.lower(), port)] = addresses
+
+    def get(self, host: str, port: int) -> tuple[str, ...]:
+        addresses = self._pins.get((host.lower(), port))
+        if addresses is None:
+            # Unreachable through fetch(): every hop is checked and pinned before it is sent.
+            raise httpcore.ConnectError(f"refusing to connect to unchecked host {host!r}")
+        return addresses
+
+
+class _PinnedStream(httpcore.NetworkStream):
+    def __init__(self, inner: httpcore.NetworkStream, deadline: _Deadline) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, self._deadline.clamp(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, self._deadline.clamp(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
+        return _PinnedStream(
+            self._inner.start_tls(ssl_context, server_hostname, limit), self._deadline
+        )
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _PinnedBackend(httpcore.NetworkBackend):
+    """Connects to the pinned, checked addresses of a host instead of resolving it again."""
+
+    def __init__(self, pins: _Pins, deadline: _Deadline) -> None:
+        self._inner = httpcore.SyncBackend()
+        self._pins = pins
+        self._deadline = deadline
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        failure: Exception | None = None
+        for address in self._pins.get(host, port):
+            limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
+            try:
+                stream = self._inner.connect_tcp(
+                    address, port, limit, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+                continue
+            return _PinnedStream(stream, self._deadline)
+        assert failure is not None
+        raise failure
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("the fetcher never connects to unix sockets")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+class _AsyncPinnedStream(httpcore.AsyncNetworkStream):
+    def __init__(self, inner: httpcore.AsyncNetworkStream, deadline: _Deadline) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        limit = self._deadline.clamp(timeout, httpcore.ReadTimeout)
+        return await self._inner.read(max_bytes, limit)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        await self._inner.write(buffer, self._deadline.clamp(timeout, httpcore.WriteTimeout))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
+        inner = await self._inner.start_tls(ssl_context, server_hostname, limit)
+        return _AsyncPinnedStream(inner, self._deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _AsyncPinnedBackend(httpcore.AsyncNetworkBackend):
+    """`_PinnedBackend` for async code (asyncio or trio, through anyio)."""
+
+    def __init__(self, pins: _Pins, deadline: _Deadline) -> None:
+        self._inner = httpcore.AnyIOBackend()
+        self._pins = pins
+        self._deadline = deadline
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        failure: Exception | None = None
+        for address in self._pins.get(host, port):
+            limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
+            try:
+                stream = await self._inner.connect_tcp(
+                    address, port, limit, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+                continue
+            return _AsyncPinnedStream(stream, self._deadline)
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("the fetcher never connects to unix sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        await anyio.sleep(seconds)
+
+
+_ssl_lock = threading.Lock()
+_ssl_cache: list[ssl.SSLContext] = []
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi roots, ``SSL_CERT_FILE``...), built once."""
+    with _ssl_lock:
+        if not _ssl_cache:
+            _ssl_cache.append(httpx.create_ssl_context())
+        return _ssl_cache[0]
+
+
+def _core_request(request: httpx.Request) -> httpcore.Request:
+    url = request.url
+    return httpcore.Request(
+        method=request.method,
+        url=httpcore.URL(
+            scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+        ),
+        headers=request.headers.raw,
+        extensions=request.extensions,
+    )
+
+
+class _SyncBody(httpx.SyncByteStream):
+    def __init__(self, stream: Iterable[bytes]) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._stream
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)
+        if close is not None:
+            close()
+
+
+class _AsyncBody(httpx.AsyncByteStream):
+    def __init__(self, stream: AsyncIterable[bytes]) -> None:
+        self._stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for part in self._stream:
+            yield part
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class _PinnedTransport(httpx.BaseTransport):
+    """An httpx transport whose connections go only to the pinned addresses of one fetch."""
+
+    def __init__(self, pins: _Pins, deadline: _Deadline) -> None:
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=_ssl_context(), retries=0, network_backend=_PinnedBackend(pins, deadline)
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self._pool.handle_request(_core_request(request))
+        assert isinstance(response.stream, Iterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_SyncBody(response.stream),
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _AsyncPinnedTransport(httpx.AsyncBaseTransport):
+    """`_PinnedTransport` for async code."""
+
+    def __init__(self, pins: _Pins, deadline: _Deadline) -> None:
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=_ssl_context(),
+            retries=0,
+            network_backend=_AsyncPinnedBackend(pins, deadline),
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._pool.handle_async_request(_core_request(request))
+        assert isinstance(response.stream, AsyncIterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_AsyncBody(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
+
+
+# -- one hop after another ----------------------------------------------------------------------
+
+
+def _shown(url: str) -> str:
+    return repr(url if len(url) <= 200 else url[:197] + "...")
+
+
+class _Hops:
+    """The state of one fetch across redirects: what to request next, and what was visited."""
+
+    def __init__(self, url: str, policy: FetchPolicy) -> None:
+        self.policy = policy
+        self.original = url
+        self.redirects: list[str] = []
+        self.current = self._accept(url, None)
+        self.origin = self._origin(self.current)
+
+    def _accept(self, text: str, base: httpx.URL | None) -> httpx.URL:
+        try:
+            url = httpx.URL(text) if base is None else base.join(text)
+        except (httpx.InvalidURL, TypeError, ValueError) as exc:
+            raise FetchError(f"cannot fetch {_shown(text)}: not a valid URL: {exc}") from None
+        shown = str(url)
+        _addresses.check_scheme(shown, url.scheme, self.policy)
+        port = self.port_of(url)
+        if not 0 < port < 65536:
+            raise FetchError(f"cannot fetch {_shown(shown)}: port {port} is out of range")
+        return url
+
+    @staticmethod
+    def port_of(url: httpx.URL) -> int:
+        return url.port or _DEFAULT_PORTS[url.scheme]
+
+    @staticmethod
+    def _origin(url: httpx.URL) -> tuple[str, str, int]:
+        return (url.scheme, url.raw_host.decode("ascii").lower(), _Hops.port_of(url))
+
+    def guard(self) -> tuple[str, int, _addresses.IPAddress | None]:
+        """Check the current hop's host name; (host, port, address when an IP literal)."""
+        url = self.current
+        host = url.raw_host.decode("ascii")
+        ip = _addresses.check_host_name(str(url), host, self.policy)
+        return host, self.port_of(url), ip
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "User-Agent": self.policy.user_agent,
+            "Accept": "*/*",
+            "Accept-Encoding": "identity",
+        }
+
+    def basic_auth(self) -> str | None:
+        """The Authorization header for credentials in the current URL, if it has any."""
+        url = self.current
+        if not url.userinfo:
+            return None
+        token = f"{url.username}:{url.password}".encode()
+        return "Basic " + base64.b64encode(token).decode("ascii")
+
+    def wire_url(self) -> httpx.URL:
+        """The URL as requested: credentials travel in the Authorization header only."""
+        return self.current.copy_with(userinfo=b"") if self.current.userinfo else self.current
+
+    def cross_origin(self) -> bool:
+        return self._origin(self.current) != self.origin
+
+    def follow(self, response: httpx.Response) -> bool:
+        """True when ``response`` redirects (and the next hop is now current)."""
+        status = response.status_code
+        shown = str(self.current)
+        if status in _REDIRECT_STATUSES:
+            location = response.headers.get("location")
+            if not location:
+                raise FetchStatusError(
+                    f"cannot fetch {_shown(shown)}: HTTP {status} redirect without a Location",
+                    status_code=status,
+                    url=shown,
+                )
+            if len(self.redirects) >= self.policy.max_redirects:
+                raise FetchError(
+                    f"cannot fetch {_shown(self.original)}: more than "
+                    f"{self.policy.max_redirects} redirects (FetchPolicy.max_redirects); "
+                    f"the last one was {_shown(shown)} -> {location!r}"
+                )
+            nxt = self._accept(location, self.current)
+            self.redirects.append(shown)
+            self.current = nxt
+            return True
+        if not 200 <= status < 300:
+            reason = response.reason_phrase
+            raise FetchStatusError(
+                f"cannot fetch {_shown(shown)}: HTTP {status}{' ' + reason if reason else ''}",
+                status_code=status,
+                url=shown,
+            )
+        return False
+
+    def result(self, response: httpx.Response, data: bytes) -> FetchResult:
+        content_type = response.headers.get("content-type")
+        url = str(self.current)
+        return FetchResult(
+            data=data,
+            mime_type=_mime_of(data, content_type, self.current.path),
+            content_type=content_type,
+            url=url,
+            status_code=response.status_code,
+            redirects=tuple(self.redirects),
+        )
+
+
+def _mime_of(data: bytes, content_type: str | None, path: str) -> str | None:
+    detected = detect_mime(data)
+    if detected is not None:
+        return detected
+    if content_type:
+        declared = content_type.split(";", 1)[0].strip().lower()
+        if declared and "/" in declared and declared not in _UNINFORMATIVE_TYPES:
+            try:
+                return normalize_mime(declared)
+            except ValueError:
+                pass
+    guessed, _ = mimetypes.guess_type(path, strict=False)
+    if guessed is not None:
+        try:
+            return normalize_mime(guessed)
+        except ValueError:
+            return None
+    return None
+
+
+# -- the body -----------------------------------------------------------------------------------
+
+
+class _Inflater:
+    """gzip/deflate decoding that never produces more than asked for (no decompression bombs)."""
+
+    def __init__(self, coding: str, url: str) -> None:
+        self._gzip = coding in ("gzip", "x-gzip")
+        self._url = url
+        self._raw_fallback = not self._gzip
+        self._fed = False
+        self._z = self._new()
+
+    def _new(self, raw: bool = False) -> Any:
+        if self._gzip:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)
+        return zlib.decompressobj(-zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
+
+    def decode(self, data: bytes, room: int) -> list[bytes]:
+        """Inflate ``data`` into at most ``room + 1`` bytes (one more means: too large)."""
+        parts: list[bytes] = []
+        while data and room >= 0:
+            if self._z.eof:
+                if not self._gzip:
+                    break  # bytes after a deflate stream are ignored
+                self._z = self._new()  # the next member of a multi-member gzip file
+            try:
+                part = self._z.decompress(data, room + 1)
+            except zlib.error as exc:
+                if self._raw_fallback and not self._fed:
+                    self._z = self._new(raw=True)  # servers that send raw deflate
+                    self._raw_fallback = False
+                    continue
+                raise FetchError(
+                    f"cannot fetch {_shown(self._url)}: bad compressed body: {exc}"
+                ) from None
+            self._fed = True
+            self._raw_fallback = False
+            parts.append(part)
+            room -= len(part)
+            data = self._z.unconsumed_tail or (self._z.unused_data if self._z.eof else b"")
+        return parts
+
+    def finish(self) -> None:
+        if self._fed and not self._z.eof:
+            raise FetchError(f"cannot fetch {_shown(self._url)}: the compressed body is truncated")
+
+
+class _Body:
+    """Collects a response body within ``max_bytes``, counting wire and decoded bytes."""
+
+    def __init__(self, url: str, headers: httpx.Headers, limit: int) -> None:
+        self._url = url
+        self._limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._wire = 0
+        declared = _content_length(headers)
+        if declared is not None and declared > limit:
+            raise DownloadTooLargeError(
+                f"cannot fetch {_shown(url)}: Content-Length is {declared} bytes, more than "
+                f"FetchPolicy.max_bytes={limit}",
+                limit=limit,
+                size=declared,
+            )
+        self._inflater = _inflater_for(headers.get("content-encoding"), url)
+
+    def feed(self, chunk: bytes) -> None:
+        self._wire += len(chunk)
+        if self._wire > self._limit:
+            self._too_large(self._wire)
+        if self._inflater is None:
+            self._add(chunk)
+            return
+        for part in self._inflater.decode(chunk, self._limit - self._size):
+            self._add(part)
+
+    def _add(self, part: bytes) -> None:
+        if part:
+            self._size += len(part)
+            if self._size > self._limit:
+                self._too_large(self._size)
+            self._parts.append(part)
+
+    def _too_large(self, size: int) -> None:
+        self._parts.clear()
+        raise DownloadTooLargeError(
+            f"cannot fetch {_shown(self._url)}: the body is more than "
+            f"FetchPolicy.max_bytes={self._limit} bytes (stopped reading after {size})",
+            limit=self._limit,
+            size=size,
+        )
+
+    def finish(self) -> bytes:
+        if self._inflater is not None:
+            self._inflater.finish()
+        # One copy at the end; a single chunk is returned as is.
+        data = b"".join(self._parts)
+        self._parts.clear()
+        return data
+
+
+def _content_length(headers: httpx.Headers) -> int | None:
+    value = headers.get("content-length")
+    if value is None:
+        return None
+    try:
+        return int(value.split(",")[0].strip())
+    except ValueError:
+        return None
+
+
+def _inflater_for(header: str | None, url: str) -> _Inflater | None:
+    if header is None:
+        return None
+    codings = [c.strip().lower() for c in header.split(",") if c.strip()]
+    codings = [c for c in codings if c != "identity"]
+    if not codings:
+        return None
+    if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
+        return _Inflater(codings[0], url)
+    raise FetchError(
+        f"cannot fetch {_shown(url)}: unsupported Content-Encoding {header!r} "
+        "(mediablocks asks for identity and decodes gzip and deflate)"
+    )
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+_TIMEOUTS = (httpx.TimeoutException, httpcore.TimeoutException)
+_TRANSPORT_ERRORS = (
+    httpx.HTTPError,
+    httpx.StreamError,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpcore.ProxyError,
+    httpcore.TimeoutException,
+    OSError,
+)
+
+
+def _timeout_error(url: str, policy: FetchPolicy) -> FetchTimeoutError:
+    return FetchTimeoutError(
+        f"cannot fetch {_shown(url)}: it took longer than FetchPolicy.timeout={policy.timeout}s "
+        "(for the whole fetch, redirects and body included)"
+    )
+
+
+def _failure(exc: Exception, hops: _Hops, deadline: _Deadline) -> FetchError:
+    if isinstance(exc, _TIMEOUTS) or deadline.expired():
+        return _timeout_error(hops.original, hops.policy)
+    detail = str(exc) or exc.__class__.__name__
+    return FetchError(f"cannot fetch {_shown(str(hops.current))}: {detail}")
+
+
+def _set_auth(request: httpx.Request, hops: _Hops) -> None:
+    auth = hops.basic_auth()
+    if auth is not None:
+        request.headers["Authorization"] = auth
+
+
+# -- sync ---------------------------------------------------------------------------------------
+
+
+def fetch(url: str, policy: FetchPolicy | None = None) -> FetchResult:
+    """Download ``url`` under ``policy`` (default: the scope's, see `use_policy`).
+
+    Raises `BlockedURLError` when the policy refuses a hop (nothing is connected to then),
+    `DownloadTooLargeError` (a `TooLargeError` and a `FetchError`) past ``max_bytes``,
+    `FetchTimeoutError` past ``timeout``, `FetchStatusError`
+    for HTTP errors and `FetchError` for everything else that goes wrong.
+    """
+    policy = current_policy(policy)
+    deadline = _Deadline(policy.timeout)
+    hops = _Hops(url, policy)
+    pins = _Pins()
+    own = None
+    if policy.client is None and policy.transport is None:
+        own = _PinnedTransport(pins, deadline)
+    try:
+        return _fetch(hops, pins, deadline, own)
+    except MediaBlocksError:
+        raise
+    except _TRANSPORT_ERRORS as exc:
+        raise _failure(exc, hops, deadline) from exc
+    finally:
+        if own is not None:
+            own.close()
+
+
+def _fetch(
+    hops: _Hops, pins: _Pins, deadline: _Deadline, own: _PinnedTransport | None
+) -> FetchResult:
+    policy = hops.policy
+    while True:
+        if deadline.expired():
+            raise _timeout_error(hops.original, policy)
+        host, port, ip = hops.guard()
+        if ip is not None:
+            pins.add(host, port, (str(ip),))
+        else:
+            pins.add(host, port, _addresses.resolve(str(hops.current), host, port, policy))
+        response = _send(hops, deadline, own)
+        try:
+            if hops.follow(response):
+                continue
+            body = _Body(str(hops.current), response.headers, policy.max_bytes)
+            for chunk in response.iter_raw():
+                body.feed(chunk)
+                if deadline.expired():
+                    raise _timeout_error(hops.original, policy)
+            return hops.result(response, body.finish())
+        finally:
+            response.close()
+
+
+def _send(hops: _Hops, deadline: _Deadline, own: _PinnedTransport | None) -> httpx.Response:
+    policy = hops.policy
+    client = policy.client if own is None else None
+    if client is not None:
+        request = client.build_request(
+            "GET", hops.wire_url(), headers=hops.headers(), timeout=deadline.remaining()
+        )
+        cross_origin = hops.cross_origin()
+        if cross_origin:  # the client's credentials are for the origin first asked for
+            for name in _CROSS_ORIGIN_DROPPED:
+                request.headers.pop(name, None)
+        _set_auth(request, hops)
+        if cross_origin:
+            return client.send(request, stream=True, follow_redirects=False, auth=None)
+        return client.send(request, stream=True, follow_redirects=False)
+    transport = own if own is not None else policy.transport
+    assert transport is not None
+    request = httpx.Request(
+        "GET",
+        hops.wire_url(),
+        headers=hops.headers(),
+        extensions={"timeout": deadline.timeouts()},
+    )
+    _set_auth(request, hops)
+    response = transport.handle_request(request)
+    response.request = request
+    return response
+
+
+# -- async --------------------------------------------------------------------------------------
+
+
+async def afetch(url: str, policy: FetchPolicy | None = None) -> FetchResult:
+    """`fetch` for async code (asyncio or trio): the same guard, limits and errors."""
+    policy = current_policy(policy)
+    deadline = _Deadline(policy.timeout)
+    hops = _Hops(url, policy)
+    pins = _Pins()
+    own = None
+    if policy.async_client is None and policy.async_transport is None:
+        own = _AsyncPinnedTransport(pins, deadline)
+    try:
+        with anyio.fail_after(policy.timeout):
+            return await _afetch(hops, pins, deadline, own)
+    except MediaBlocksError:
+        raise
+    except TimeoutError:
+        raise _timeout_error(url, policy) from None
+    except _TRANSPORT_ERRORS as exc:
+        raise _failure(exc, hops, deadline) from exc
+    finally:
+        if own is not None:
+            await own.aclose()
+
+
+async def _afetch(
+    hops: _Hops, pins: _Pins, deadline: _Deadline, own: _AsyncPinnedTransport | None
+) -> FetchResult:
+    policy = hops.policy
+    while True:
+        if deadline.expired():
+            raise _timeout_error(hops.original, policy)
+        host, port, ip = hops.guard()
+        if ip is not None:
+            pins.add(host, port, (str(ip),))
+        else:
+            addresses = await _addresses.aresolve(str(hops.current), host, port, policy)
+            pins.add(host, port, addresses)
+        response = await _asend(hops, deadline, own)
+        try:
+            if hops.follow(response):
+                continue
+            body = _Body(str(hops.current), response.headers, policy.max_bytes)
+            async for chunk in response.aiter_raw():
+                body.feed(chunk)
+                if deadline.expired():
+                    raise _timeout_error(hops.original, policy)
+            return hops.result(response, body.finish())
+        finally:
+            await response.aclose()
+
+
+async def _asend(
+    hops: _Hops, deadline: _Deadline, own: _AsyncPinnedTransport | None
+) -> httpx.Response:
+    policy = hops.policy
+    client = policy.async_client if own is None else None
+    if client is not None:
+        request = client.build_request(
+            "GET", hops.wire_url(), headers=hops.headers(), timeout=deadline.remaining()
+        )
+        cross_origin = hops.cross_origin()
+        if cross_origin:  # the client's credentials are for the origin first asked for
+            for name in _CROSS_ORIGIN_DROPPED:
+                request.headers.pop(name, None)
+        _set_auth(request, hops)
+        if cross_origin:
+            return await client.send(request, stream=True, follow_redirects=False, auth=None)
+        return await client.send(request, stream=True, follow_redirects=False)
+    transport = own if own is not None else policy.async_transport
+    assert transport is not None
+    request = httpx.Request(
+        "GET",
+        hops.wire_url(),
+        headers=hops.headers(),
+        extensions={"timeout": deadline.timeouts()},
+    )
+    _set_auth(request, hops)
+    response = await transport.handle_async_request(request)
+    response.request = request
+    return response

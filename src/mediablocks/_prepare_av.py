@@ -1,0 +1,153 @@
+"""`prepare`'s audio and video steps: convert one block with `mediablocks.convert` and put the
+result in its slot (one new block, or several through `_Slot.replace_with`).
+
+Loaded only when a block needs converting, so ``import mediablocks`` stays free of PyAV.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .blocks import ContentBlock
+from .convert._av import Deadline
+from .convert.audio import AudioTarget, ConvertedAudio, convert_audio
+from .convert.timed import audio_piece_blocks, frame_blocks
+from .convert.video import DEFAULT_FRAME_SIDE, needs_transcode, sample_frames, transcode_video
+from .errors import DoesNotFitError
+from .images import Change
+from .media import AudioBlock
+
+if TYPE_CHECKING:
+    from .prepare import _Preparation, _Slot
+
+
+def _deadline(run: _Preparation, slot: _Slot) -> Deadline:
+    return Deadline(run.options.time_budget, slot.block.describe())
+
+
+def _audio_target(run: _Preparation) -> AudioTarget:
+    limits = run.limits
+    total = limits.max_audio_seconds
+    return AudioTarget(
+        accepted_types=limits.audio_types,
+        max_bytes=run.byte_ceiling("audio"),
+        max_seconds=run.options.max_audio_seconds,
+        max_total_seconds=None if total is None else total + 1.0,
+        allow_split=run.options.allow_split,
+    )
+
+
+def _convert(run: _Preparation, slot: _Slot, data: bytes) -> ConvertedAudio:
+    return convert_audio(
+        data,
+        _audio_target(run),
+        mime_type=slot.block.mime_type,
+        what=slot.block.describe(),
+        deadline=_deadline(run, slot),
+    )
+
+
+def convert_audio_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Audio re-encoded to a type the provider takes; several chunks when one cannot fit."""
+    from .prepare import _replaced
+
+    converted = _convert(run, slot, data)
+    pieces = converted.pieces
+    if len(pieces) == 1:
+        piece = pieces[0]
+        slot.result = _replaced(slot.block, piece.data, piece.mime_type, converted.changes, run)
+        slot.changes = converted.changes
+        slot.size = len(piece.data)
+        run.fit_timed(slot, "audio")
+        return
+    blocks = audio_piece_blocks(slot.block, pieces, converted.changes, run.limits.provider)
+    slot.replace_with(blocks, converted.changes)
+    for part, piece in zip(slot.parts, pieces, strict=True):
+        part.seconds = piece.duration
+    slot.seconds = converted.source_seconds
+
+
+def codec_is_safe(run: _Preparation, slot: _Slot, data: bytes) -> bool:
+    """True when the video's codec needs no transcoding for a provider taking its container
+    (also without PyAV: then the container's type is all that can be checked)."""
+    try:
+        import av  # noqa: F401
+    except ImportError:
+        return True
+    reason = needs_transcode(
+        data, slot.block.mime_type, run.limits.video_types, slot.block.describe()
+    )
+    return reason is None
+
+
+def transcode_video_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Video as H.264/AAC MP4, downscaled (and cut at ``max_video_seconds``) to fit."""
+    from .prepare import _replaced
+
+    if "video/mp4" not in run.limits.video_types:
+        run.fit_timed(slot, "video")
+        return
+    video = transcode_video(
+        data,
+        mime_type=slot.block.mime_type,
+        what=slot.block.describe(),
+        max_bytes=run.byte_ceiling("video"),
+        max_seconds=run.options.max_video_seconds,
+        max_pixels=run.options.max_image_pixels,
+        deadline=_deadline(run, slot),
+    )
+    slot.result = _replaced(slot.block, video.data, video.mime_type, video.changes, run)
+    slot.changes = video.changes
+    slot.size = len(video.data)
+    run.fit_timed(slot, "video")
+
+
+def video_frames_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Video as timestamped JPEG frames, plus its audio track where the provider takes audio."""
+    limits = run.limits
+    name = limits.provider
+    if not limits.image_types or "image/jpeg" not in limits.image_types:
+        raise DoesNotFitError(
+            f"{name} takes no video and no JPEG images, which video frames would need"
+        )
+    budget = run.options.max_frames
+    if limits.max_images is not None:
+        budget = min(budget, limits.max_images - run.image_count - run.frames_taken)
+    if budget < 1:
+        raise DoesNotFitError(
+            f"no room for video frames: the request already holds {limits.max_images} images, "
+            f"{name}'s limit"
+        )
+    side = limits.max_side_for(run.image_count + run.frames_taken + budget)
+    sampled = sample_frames(
+        data,
+        what=slot.block.describe(),
+        max_frames=budget,
+        interval=run.options.frame_interval,
+        max_side=min(DEFAULT_FRAME_SIDE, side or DEFAULT_FRAME_SIDE),
+        max_pixels=run.options.max_image_pixels,
+        deadline=_deadline(run, slot),
+    )
+    run.frames_taken += len(sampled.frames)
+    first = sampled.frames[0]
+    times = ", ".join(f"{frame.time:.1f}" for frame in sampled.frames)
+    changes = [
+        Change(
+            "frames",
+            f"{slot.block.mime_type} ({sampled.describe()}) -> {len(sampled.frames)} JPEG "
+            f"frames {first.width}x{first.height} at {times} s",
+        )
+    ]
+    blocks: list[ContentBlock] = frame_blocks(slot.block, sampled, changes, name)
+    track: ConvertedAudio | None = None
+    if sampled.has_audio and limits.audio_types:
+        track = _convert(run, slot, data)
+        changes.extend(Change(c.kind, "audio track: " + c.detail) for c in track.changes)
+        blocks += audio_piece_blocks(slot.block, track.pieces, track.changes, name, track=True)
+    elif sampled.has_audio:
+        changes.append(Change("dropped", f"audio track: {name} takes no audio"))
+    slot.replace_with(blocks, changes)
+    if track is not None:
+        audio_parts = [p for p in slot.parts if isinstance(p.block, AudioBlock)]
+        for part, piece in zip(audio_parts, track.pieces, strict=True):
+            part.seconds = piece.duration

@@ -1,0 +1,350 @@
+"""`fit_image`: the steps in order (see the package docstring), from bytes to `FittedImage`."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image, ImageSequence
+from PIL.ImageFile import ImageFile
+
+from ..errors import DecodeError, UnsupportedBlockError
+from .convert import (
+    _MIME_FORMAT,
+    _cmyk_to_rgb,
+    _mime_of,
+    _output_format,
+    _resize,
+    _to_8bit,
+    _transposed,
+    _upright_exif,
+)
+from .encoding import MIN_JPEG_QUALITY, _encode_to_fit
+from .metadata import _Facts, _inspect, strip_jpeg_metadata, strip_png_metadata
+from .opening import (
+    _BOMB_MESSAGE,
+    _bomb,
+    _heif_as_is,
+    _heif_decoder,
+    _is_svg,
+    _looks_like_heif,
+    _open,
+    _rasterise_svg,
+    pillow_errors,
+)
+from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
+from .verify import verify_decodes
+
+# -- sizing ---------------------------------------------------------------------------------------
+
+
+def _scale_for(width: int, height: int, target: ImageTarget) -> float:
+    """The largest scale <= 1 at which ``width`` x ``height`` meets every pixel limit."""
+    scale = 1.0
+    long_edge, short_edge = max(width, height), min(width, height)
+    for side in (target.max_side, target.optimal_side):
+        if side is not None and long_edge > side:
+            scale = min(scale, side / long_edge)
+    for pixels in (target.max_pixels, target.optimal_pixels):
+        if pixels is not None and width * height > pixels:
+            scale = min(scale, math.sqrt(pixels / (width * height)))
+    if target.short_side is not None and short_edge * scale > target.short_side:
+        scale = min(scale, target.short_side / short_edge)
+    return scale
+
+
+def _scaled(width: int, height: int, scale: float, target: ImageTarget) -> tuple[int, int]:
+    if scale >= 1.0:
+        return width, height
+    new_w = max(1, math.floor(width * scale))
+    new_h = max(1, math.floor(height * scale))
+    # Rounding must never leave a side or the pixel count over a hard limit.
+    while (target.max_side is not None and max(new_w, new_h) > target.max_side) or (
+        target.max_pixels is not None and new_w * new_h > target.max_pixels
+    ):
+        new_w, new_h = max(1, new_w - 1), max(1, new_h - 1)
+    return new_w, new_h
+
+
+# -- the main entry point -------------------------------------------------------------------------
+
+
+def fit_image(
+    data: bytes,
+    target: ImageTarget,
+    *,
+    mime_type: str | None = None,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    what: str = "image",
+) -> FittedImage:
+    """Fit one image's bytes to ``target`` (see the module docstring for the steps).
+
+    ``what`` names the image in errors (`prepare` passes the block's description). Raises
+    `ImageBombError` for too many pixels, `UnsupportedBlockError` for a format that cannot be
+    read or converted (with how to enable it), `DoesNotFitError` when no quality or size fits the
+    byte limit, and `DecodeError` for a broken file: one that Pillow cannot read, or, when it
+    would be returned untouched, one whose image data does not decode (see `verify_decodes`).
+    Nothing else escapes: every Pillow call runs inside `pillow_errors`.
+    """
+    with pillow_errors(what):
+        return _fit(data, target, mime_type, strip_metadata, convert, max_image_pixels, what)
+
+
+def _fit(
+    data: bytes,
+    target: ImageTarget,
+    mime_type: str | None,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+) -> FittedImage:
+    changes: list[Change] = []
+    if _is_svg(data, mime_type):
+        if not convert:
+            raise UnsupportedBlockError(f"{what}: SVG must be rasterised and convert=False")
+        data = _rasterise_svg(data, target, what)
+        changes.append(Change("converted", "SVG -> PNG (rasterised with cairosvg)"))
+    if _looks_like_heif(data) and not _heif_decoder():
+        return _heif_as_is(data, target, strip_metadata, max_image_pixels, what)
+    image = _open(data, what, max_image_pixels)
+    with image:
+        facts = _inspect(image, data)
+        plan = _Plan.make(facts, target, len(data), strip_metadata)
+        if plan.nothing_to_do and not changes:
+            verify_decodes(image, data, facts.format, what)
+            return FittedImage(data, facts.mime, facts.width, facts.height)
+        if plan.format_refused and not convert:
+            raise UnsupportedBlockError(
+                f"{what}: the provider does not take {facts.mime} and convert=False"
+            )
+        if plan.lossless_strip is not None:
+            stripped = plan.lossless_strip(data)
+            if target.fits_bytes(len(stripped)):
+                with _open(stripped, what, max_image_pixels) as bare:  # what is sent decodes
+                    verify_decodes(bare, stripped, facts.format, what)
+                changes.append(_metadata_change(facts))
+                return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))
+        return _reencode(
+            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, len(data)
+        )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    format_refused: bool
+    animation_refused: bool
+    scale: float
+    bytes_over: bool
+    strip: bool
+    lossless_strip: Any  # Callable[[bytes], bytes] | None
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return not (
+            self.format_refused
+            or self.animation_refused
+            or self.scale < 1.0
+            or self.bytes_over
+            or self.strip
+        )
+
+    @classmethod
+    def make(cls, facts: _Facts, target: ImageTarget, size: int, strip_metadata: bool) -> _Plan:
+        format_refused = facts.mime not in target.accepted_types
+        animation_refused = facts.animated and not target.animation
+        scale = _scale_for(facts.width, facts.height, target)
+        bytes_over = not target.fits_bytes(size)
+        reshape = facts.orientation != 1 or facts.needs_mode_change is not None
+        strip = (strip_metadata and bool(facts.private)) or reshape
+        lossless = None
+        only_metadata = (
+            strip_metadata
+            and bool(facts.private)
+            and not (format_refused or animation_refused or scale < 1.0 or reshape)
+        )
+        if only_metadata and facts.format in ("JPEG", "MPO"):
+            lossless = strip_jpeg_metadata
+        elif only_metadata and facts.format == "PNG":
+            lossless = strip_png_metadata
+        return cls(format_refused, animation_refused, scale, bytes_over, strip, lossless)
+
+
+def _metadata_change(facts: _Facts) -> Change:
+    return Change("metadata", "stripped " + ", ".join(facts.private) + " (ICC profile kept)")
+
+
+def _reencode(
+    image: ImageFile,
+    facts: _Facts,
+    plan: _Plan,
+    target: ImageTarget,
+    strip_metadata: bool,
+    changes: list[Change],
+    what: str,
+    max_pixels: int | None,
+    size: int,
+) -> FittedImage:
+    keep_animation = facts.animated and not plan.animation_refused
+    if keep_animation and max_pixels is not None:
+        total = facts.frames * facts.width * facts.height
+        if total > max_pixels:
+            raise _bomb(what + f" ({facts.frames} frames)", total, max_pixels)
+    final_w, final_h = _scaled(facts.width, facts.height, plan.scale, target)
+    icc = image.info.get("icc_profile")
+    exif_bytes = image.info.get("exif")
+    if facts.format in ("JPEG", "MPO"):
+        byte_scale = _byte_scale(image, facts, target, size, plan.scale)
+        if byte_scale < 1.0:
+            final_w, final_h = _scaled(facts.width, facts.height, plan.scale, target)
+            # Decode at the smallest DCT scale within 20% of the predicted one: a full decode
+            # to resize costs twice a 1/2-scale decode and four times its memory.
+            smallest = (target.min_side or 0) / max(facts.width, facts.height)
+            draft_scale = max(plan.scale * byte_scale / 1.25, smallest)
+            draft = _scaled(facts.width, facts.height, min(plan.scale, draft_scale), target)
+        else:
+            draft = (final_w, final_h)
+        _draft_jpeg(image, facts, target, draft)
+    frames = _frames(image, keep_animation, what)
+    if facts.frames > 1 and not keep_animation and facts.format != "MPO":
+        label = "animation frames" if facts.animated else "pages"
+        changes.append(Change("first_frame", f"kept the first of {facts.frames} {label}"))
+    out_frames: list[Image.Image] = []
+    for frame in frames:
+        if facts.orientation != 1:
+            frame = _transposed(frame, facts.orientation)
+        out_frames.append(frame)
+    if facts.orientation != 1:
+        changes.append(Change("orientation", f"applied EXIF orientation {facts.orientation}"))
+    elif image.info.get("original_orientation") not in (None, 1):  # pillow-heif turns HEIF
+        turned = image.info["original_orientation"]
+        changes.append(Change("orientation", f"applied orientation {turned} (HEIF decoder)"))
+    first = out_frames[0]
+    if facts.needs_mode_change == "CMYK to RGB":
+        out_frames = [_cmyk_to_rgb(frame, icc) for frame in out_frames]
+        icc = None  # the pixels are sRGB now
+        changes.append(Change("converted", "CMYK -> RGB"))
+    elif facts.needs_mode_change == "16-bit to 8-bit" or first.mode in ("I", "I;16", "I;16B", "F"):
+        out_frames = [_to_8bit(frame) for frame in out_frames]
+        changes.append(Change("converted", "16-bit -> 8-bit"))
+    first = out_frames[0]
+    out_format = _output_format(facts, plan.format_refused, first, target, keep_animation)
+    if out_format != _MIME_FORMAT.get(facts.mime):
+        changes.append(Change("converted", f"{facts.mime} -> {_mime_of(out_format)}"))
+    if (final_w, final_h) != (facts.width, facts.height):
+        decoded_w, decoded_h = out_frames[0].size
+        if decoded_w > final_w or decoded_h > final_h:  # else drafted smaller for the byte limit
+            out_frames = [_resize(frame, (final_w, final_h)) for frame in out_frames]
+        changes.append(Change("resized", f"{facts.width}x{facts.height} -> {final_w}x{final_h}"))
+    if facts.private and strip_metadata:
+        changes.append(_metadata_change(facts))
+    keep_exif = None if strip_metadata or not exif_bytes else _upright_exif(exif_bytes)
+    encoded, quality, out_frames, encoded_format = _encode_to_fit(
+        out_frames, out_format, target, icc, keep_exif, what, keep_animation
+    )
+    if encoded_format != out_format:
+        changes.append(
+            Change("converted", f"{_mime_of(out_format)} -> {_mime_of(encoded_format)} to fit")
+        )
+        out_format = encoded_format
+    changes.append(
+        Change("re-encoded", f"{out_format} quality {quality}" if quality else out_format)
+    )
+    width, height = out_frames[0].size
+    if (width, height) != (final_w, final_h):
+        changes.append(
+            Change(
+                "resized",
+                f"{final_w}x{final_h} -> {width}x{height} to fit the byte limit",
+            )
+        )
+    return FittedImage(encoded, _mime_of(out_format), width, height, tuple(changes))
+
+
+# Size of a libjpeg 4:2:0 file at a quality, relative to quality 75 (typical photos).
+_RELATIVE_SIZE: tuple[tuple[int, float], ...] = (
+    (40, 0.6), (50, 0.68), (60, 0.78), (70, 0.9), (75, 1.0),
+    (80, 1.12), (85, 1.32), (90, 1.65), (95, 2.4), (100, 5.0),
+)  # fmt: skip
+
+
+def _relative_size(quality: float) -> float:
+    for (q0, r0), (q1, r1) in itertools.pairwise(_RELATIVE_SIZE):
+        if quality <= q1:
+            return r0 + (r1 - r0) * (max(quality, q0) - q0) / (q1 - q0)
+    return _RELATIVE_SIZE[-1][1]
+
+
+def _jpeg_quality(image: Image.Image) -> float | None:
+    """The IJG quality a JPEG was saved at, estimated from its luminance quantisation table."""
+    tables = getattr(image, "quantization", None)
+    if not tables or 0 not in tables or len(tables[0]) != 64:
+        return None
+    # IJG scales every entry of its base table alike, so sorted entries compare in any order.
+    pairs = zip(sorted(tables[0]), sorted(_IJG_LUMINANCE), strict=True)
+    scale = float(sum(q * 100 / b for q, b in pairs)) / 64
+    return (200 - scale) / 2 if scale <= 100 else 5000 / scale
+
+
+_IJG_LUMINANCE = (
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+    14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+    18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+)  # fmt: skip
+
+
+def _byte_scale(
+    image: Image.Image, facts: _Facts, target: ImageTarget, size: int, scale: float
+) -> float:
+    """How much smaller than the pixel limits a JPEG must be decoded to fit the byte limit.
+
+    Predicted from the file before decoding, so libjpeg can decode at 1/2, 1/4 or 1/8 scale
+    instead of a full decode that is then resized: the file's size at the quality it was saved
+    at, moved to `MIN_JPEG_QUALITY` and to the pixel-limit scale (the encoder's search makes the
+    fine decision on what is decoded); 1.0 when nothing is predicted.
+    """
+    limit = target.max_raw_bytes
+    quality = _jpeg_quality(image)
+    if limit is None or quality is None or facts.animated or target.fits_bytes(size):
+        return 1.0
+    predicted = size * _relative_size(MIN_JPEG_QUALITY) / _relative_size(quality) * scale**2
+    if predicted <= limit:
+        return 1.0
+    return min(1.0, math.sqrt(limit / predicted))
+
+
+def _draft_jpeg(
+    image: ImageFile, facts: _Facts, target: ImageTarget, final: tuple[int, int]
+) -> None:
+    """Let libjpeg do part of the work: decode at 1/2, 1/4 or 1/8 scale when the target is that
+    small, and stay in YCbCr (no colour conversion either way) when the output is a JPEG too."""
+    mode = image.mode
+    if mode == "RGB" and "image/jpeg" in target.accepted_types:
+        mode = "YCbCr"
+    size = None
+    if final != (facts.width, facts.height):
+        size = (final[1], final[0]) if facts.orientation >= 5 else final
+    if mode != image.mode or size is not None:
+        image.draft(mode, size)
+
+
+def _frames(image: Image.Image, all_frames: bool, what: str) -> list[Image.Image]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            if not all_frames:
+                image.seek(0)
+                image.load()
+                return [image]
+            return [frame.copy() for frame in ImageSequence.Iterator(image)]
+    except Image.DecompressionBombError as exc:  # a frame larger than the canvas said
+        found = _BOMB_MESSAGE.search(str(exc))
+        raise _bomb(what, int(found.group(1)) if found else None, None) from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise DecodeError(f"{what}: the image data is broken: {exc}") from None

@@ -1,0 +1,177 @@
+"""Opening an image safely: the bomb guard, HEIF/SVG/JPEG XL hooks, and Pillow's errors.
+
+Every Pillow call of the package goes through `pillow_errors`, the one boundary where Pillow's
+exceptions become `DecodeError` or `ImageBombError` naming the block.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from io import BytesIO
+
+from PIL import Image, UnidentifiedImageError
+from PIL.ImageFile import ImageFile
+
+from ..errors import DecodeError, ImageBombError, MediaBlocksError, UnsupportedBlockError
+from ..probe import probe_bytes
+from .target import DEFAULT_MAX_IMAGE_PIXELS, FittedImage, ImageTarget
+
+_HEIF_MIMES = ("image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence")
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
+
+_BOMB_MESSAGE = re.compile(r"\((\d+) pixels\)")
+
+
+def image_size(
+    data: bytes, *, what: str = "image", max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS
+) -> tuple[int, int]:
+    """``(width, height)`` from the header only, after the bomb check (orientation not applied)."""
+    with pillow_errors(what), _open(data, what, max_image_pixels) as image:
+        width, height = image.size
+        return width, height
+
+
+@contextmanager
+def pillow_errors(what: str) -> Iterator[None]:
+    """The one boundary around Pillow: whatever a decoder or plugin raises on hostile bytes
+    (``OSError``, ``EOFError``, ``SyntaxError``, ``struct.error``, ``ValueError``, ``IndexError``,
+    ``MemoryError``...) becomes a `DecodeError` naming ``what``; a decompression bomb and a
+    ``MemoryError`` become `ImageBombError`. Our own errors pass through unchanged.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            warnings.filterwarnings("ignore", category=UserWarning, module="PIL")  # corrupt EXIF
+            yield
+    except MediaBlocksError:
+        raise
+    except Image.DecompressionBombError as exc:
+        found = _BOMB_MESSAGE.search(str(exc))
+        raise _bomb(what, int(found.group(1)) if found else None, None) from None
+    except MemoryError:
+        raise ImageBombError(f"{what}: decoding it needs more memory than is available") from None
+    except Exception as exc:  # any decoder or plugin failure on bytes we do not control
+        raise DecodeError(
+            f"{what}: not a readable image: {type(exc).__name__}: {exc}".rstrip(": ")
+        ) from None
+
+
+# -- opening --------------------------------------------------------------------------------------
+
+
+def _open(data: bytes, what: str, max_pixels: int | None) -> ImageFile:
+    """Open lazily (header only), with our bomb check and never Pillow's warning or error."""
+    if _looks_like_heif(data):
+        _register_heif(what)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(BytesIO(data))
+    except Image.DecompressionBombError as exc:
+        found = _BOMB_MESSAGE.search(str(exc))
+        pixels = int(found.group(1)) if found else None
+        raise _bomb(what, pixels, max_pixels) from None
+    except UnidentifiedImageError:
+        raise UnsupportedBlockError(f"{what}: {_unreadable_hint(data)}") from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise DecodeError(f"{what}: not a readable image: {exc}") from None
+    width, height = image.size
+    if max_pixels is not None and width * height > max_pixels:
+        image.close()
+        raise _bomb(what, width * height, max_pixels, (width, height))
+    return image
+
+
+def _bomb(
+    what: str, pixels: int | None, limit: int | None, size: tuple[int, int] | None = None
+) -> ImageBombError:
+    dims = f" ({size[0]}x{size[1]})" if size else ""
+    count = f"{pixels:,} pixels{dims}" if pixels is not None else "more pixels than Pillow allows"
+    return ImageBombError(
+        f"{what}: {count} exceeds the decompression-bomb limit of {limit or 0:,} pixels; pass a "
+        "larger max_image_pixels if the image is trusted",
+        limit=limit,
+        size=pixels,
+    )
+
+
+def _looks_like_heif(data: bytes) -> bool:
+    return data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
+
+
+def _heif_decoder() -> bool:
+    """True when pillow-heif is installed (its opener is then registered with Pillow)."""
+    try:
+        import pillow_heif
+    except ImportError:
+        return False
+    pillow_heif.register_heif_opener()
+    return True
+
+
+def _register_heif(what: str) -> None:
+    if not _heif_decoder():
+        raise UnsupportedBlockError(
+            f"{what}: HEIC/HEIF needs pillow-heif to be decoded: pip install 'mediablocks[heif]'"
+        )
+
+
+def _heif_as_is(
+    data: bytes, target: ImageTarget, strip_metadata: bool, max_pixels: int | None, what: str
+) -> FittedImage:
+    """HEIC/HEIF with no decoder installed: sent as it is when nothing needs decoding.
+
+    That is when the provider takes HEIC/HEIF (Gemini), the header's size and the file's bytes are
+    within its limits, and the caller turned metadata stripping off: a phone photo carries GPS
+    tags, so by default it is never sent unread.
+    """
+    info = probe_bytes(data)
+    width, height = info.width or 0, info.height or 0
+    if max_pixels is not None and width * height > max_pixels:
+        raise _bomb(what, width * height, max_pixels, (width, height))
+    fits = (
+        info.mime_type in target.accepted_types
+        and width > 0
+        and (target.max_side is None or max(width, height) <= target.max_side)
+        and (target.max_pixels is None or width * height <= target.max_pixels)
+        and target.fits_bytes(len(data))
+    )
+    if fits and not strip_metadata:
+        return FittedImage(data, info.mime_type, width, height)
+    need = "strip its metadata" if fits else "convert or resize it"
+    hint = " (or strip_metadata=False to send it as it is)" if fits else ""
+    raise UnsupportedBlockError(
+        f"{what}: HEIC/HEIF needs pillow-heif to {need}: pip install 'mediablocks[heif]'{hint}"
+    )
+
+
+def _unreadable_hint(data: bytes) -> str:
+    head = data[:512].lstrip()
+    if head.startswith((b"<?xml", b"<svg")) or b"<svg" in head:
+        return "SVG is rasterised only when cairosvg is installed: pip install cairosvg"
+    if data[:2] == b"\xff\x0a" or data[:12] == b"\x00\x00\x00\x0cJXL \r\n\x87\n":
+        return "JPEG XL cannot be read by this Pillow; pip install pillow-jxl-plugin"
+    return "Pillow cannot read this image format"
+
+
+def _rasterise_svg(data: bytes, target: ImageTarget, what: str) -> bytes:
+    try:
+        cairosvg = importlib.import_module("cairosvg")  # optional: pip install cairosvg
+    except ImportError:
+        raise UnsupportedBlockError(
+            f"{what}: SVG is rasterised only when cairosvg is installed: pip install cairosvg"
+        ) from None
+    width = min(target.optimal_side or 2048, target.max_side or 2048, 2048)
+    png: bytes = cairosvg.svg2png(bytestring=data, output_width=width)
+    return png
+
+
+def _is_svg(data: bytes, mime: str | None) -> bool:
+    if mime == "image/svg+xml":
+        return True
+    head = data[:512].lstrip()
+    return head.startswith(b"<svg") or (head.startswith(b"<?xml") and b"<svg" in data[:4096])

@@ -1,0 +1,156 @@
+"""`probe` and `probe_bytes`: pick the parser, run it, turn its failures into `DecodeError`."""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._files import open_regular
+from ..errors import DecodeError, MediaBlocksError
+from ..mime import detect_mime, normalize_mime
+from ..policy import FetchPolicy
+from ..sources import PathSource
+from ._data import _BufferData, _Data, _Fields, _FileData, _Truncated
+from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
+from .documents import _pdf
+from .images import _gif, _heif, _jpeg, _png, _webp
+from .info import MediaInfo
+from .sniff import _FORMAT_MIME, _sniff
+from .video import _avi, _matroska, _mp4
+
+if TYPE_CHECKING:
+    from ..media import MediaBlock
+
+# -- dispatch ---------------------------------------------------------------------------------
+
+_PARSERS: dict[str, Callable[[_Data], _Fields]] = {
+    "png": _png,
+    "gif": _gif,
+    "jpeg": _jpeg,
+    "webp": _webp,
+    "heif": _heif,
+    "wav": _wav,
+    "aiff": _aiff,
+    "flac": _flac,
+    "ogg": _ogg,
+    "mpeg-audio": _mpeg_audio,
+    "adts": _adts,
+    "au": _au,
+    "mp4": _mp4,
+    "matroska": _matroska,
+    "avi": _avi,
+    "pdf": _pdf,
+}
+
+
+def _pillow_image(d: _Data) -> _Fields:
+    """Other image formats (BMP, TIFF, ICO...): Pillow reads only the header, never the pixels."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow warns about each odd tag of a bad file
+            with Image.open(io.BufferedReader(_DataFile(d))) as image:
+                width, height = image.size
+                frames = int(getattr(image, "n_frames", 1))
+                orientation = image.getexif().get(0x0112)
+    except (UnidentifiedImageError, Image.DecompressionBombError):
+        return {}
+    except Exception:  # a third-party parser on hostile bytes: "unknown", never a crash
+        return {}
+    if orientation in (5, 6, 7, 8):
+        width, height = height, width
+    return {"width": width, "height": height, "frames": frames}
+
+
+class _DataFile(io.RawIOBase):
+    """A read-only file over `_Data`, so Pillow can open it without a copy of the whole buffer."""
+
+    def __init__(self, d: _Data) -> None:
+        self.d, self.position = d, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self.position, 2: self.d.size}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self.d.at(self.position, len(buffer))
+        buffer[: len(chunk)] = chunk
+        self.position += len(chunk)
+        return len(chunk)
+
+
+def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
+    kind = _sniff(d)
+    if mime == "application/octet-stream":
+        mime = None  # "unknown" to the caller: our own signatures may know better
+    if mime is None:
+        mime = detect_mime(memoryview(d.at(0, 8192)) if isinstance(d, _FileData) else d.whole())
+    mime = (
+        normalize_mime(mime) if mime else _FORMAT_MIME.get(kind or "", "application/octet-stream")
+    )
+    parser = _PARSERS.get(kind or "")
+    if parser is None and mime.startswith("image/"):
+        parser = _pillow_image
+    if parser is None:
+        return MediaInfo(mime_type=mime)
+    try:
+        fields = parser(d)
+    except DecodeError as exc:
+        raise DecodeError(f"{what}: cannot read the {kind} header: {exc}") from None
+    except MediaBlocksError:
+        raise
+    except (_Truncated, struct.error, IndexError, ValueError, OverflowError, ZeroDivisionError):
+        raise DecodeError(f"{what}: the {kind} header is truncated or malformed") from None
+    except Exception as exc:  # EOFError, KeyError, RecursionError, zlib.error...: still data
+        raise DecodeError(
+            f"{what}: the {kind} header is malformed ({type(exc).__name__})"
+        ) from None
+    if not fields.get("width") or not fields.get("height"):  # a zero size says nothing
+        fields.pop("width", None)
+        fields.pop("height", None)
+    return MediaInfo(mime_type=mime, **fields)
+
+
+def probe_bytes(data: bytes | bytearray | memoryview, mime: str | None = None) -> MediaInfo:
+    """Media facts from bytes in memory. ``mime`` defaults to what `detect_mime` says.
+
+    Raises `DecodeError` when a recognised format's header is truncated or malformed.
+    """
+    return _probe(_BufferData(data), mime, f"{len(data)} bytes")
+
+
+def probe(block: MediaBlock, policy: FetchPolicy | None = None) -> MediaInfo:
+    """Media facts for a block, read from its headers.
+
+    Bytes in memory are parsed in place. A local file is read by random access (headers, and the
+    tail where the facts live there), except PDFs, which are read whole through ``block.read``
+    (cached, so sending the block later does not read it again). A URL is fetched through
+    ``block.read(policy)``. A provider file id raises `SourceError`: its bytes are not here.
+    """
+    source = block.source
+    what = block.describe()
+    if isinstance(source, PathSource) and not source.loaded:
+        path = source._checked_path(policy)  # the policy's allowed roots apply as for read()
+        handle = open_regular(path, what)  # a regular file only: never a FIFO or a device
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            data: _Data = _FileData(handle, size, lambda: block.read(policy))
+            return _probe(data, block.mime_type, what)
+        finally:
+            handle.close()
+    return _probe(_BufferData(block.read(policy)), block.mime_type, what)

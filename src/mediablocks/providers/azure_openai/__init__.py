@@ -1,0 +1,2 @@
+"""The Azure OpenAI profile over OpenAI Chat: its own limits (`limits`); the rest is
+``openai_chat``'s (see the registry entry)."""

@@ -1,0 +1,555 @@
+"""Cohere v2 chat: `to_cohere` turns messages into ``client.v2.chat`` fields, `from_cohere` reads
+requests, message lists and responses back.
+
+What maps to what (details in ``docs/providers/cohere.md``):
+
+- text -> ``text`` content; a message holding exactly one text block is sent as a plain string.
+- images -> ``image_url`` content: the URL itself (Cohere fetches images) or a data URI, with
+  ``detail``.
+- text documents (``text/*``, JSON) -> entries of the request's ``documents`` list, which the
+  model reads and cites; ``{"id", "data": {"title", "text"}}``. PDFs and other files raise (use
+  ``mb.prepare(..., documents="text")``); audio and video raise (Cohere takes neither).
+- Cohere's own thinking -> ``thinking`` content; other thinking follows ``options.thinking``.
+- the assistant's ``tool_plan`` -> a `TextBlock` marked ``provider_data["cohere"]["tool_plan"]``,
+  sent back as ``tool_plan``; ``citations`` ride on the first text block's provider data.
+- tool calls -> ``tool_calls`` with JSON-string arguments; tool results -> ``tool`` messages whose
+  content is text or ``document`` entries; media in tool results follows
+  ``options.tool_result_media``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from ...blocks import (
+    Block,
+    ContentBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ...errors import DecodeError, MediaBlocksError
+from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
+from ...messages import AssistantMessage, Message, SystemMessage, ToolMessage, Usage, UserMessage
+from ...sources import URLSource
+from .._common import (
+    add_tool_result,
+    as_dict,
+    blocks_from_content,
+    data_uri,
+    dump_args,
+    file_id_of,
+    is_own_thinking,
+    media_from_reference,
+    pair_call,
+    sendable,
+    tool_args,
+    unsupported,
+    usage_count,
+    use_url,
+)
+from .._options import EncodeOptions
+
+__all__ = ["from_cohere", "to_cohere"]
+
+PROVIDER = "cohere"
+_IMAGE_DETAILS = ("auto", "low", "high")
+_TEXT_DOCUMENTS = ("application/json", "application/xml")
+_MAX_DOCUMENT_CHARS = 10_000_000
+"""A text document larger than this many characters is refused rather than sent."""
+
+
+# -- encode -----------------------------------------------------------------------------------
+
+
+def to_cohere(messages: Sequence[Message], options: EncodeOptions | None = None) -> dict[str, Any]:
+    """The fields of ``client.v2.chat(model=..., **fields)``: ``messages``, and ``documents``
+    when the messages hold text documents.
+
+    The JSON target is the same: Cohere's SDK and HTTP API both take data URIs and JSON text.
+    """
+    encoder = _Encoder(options or EncodeOptions())
+    fields: dict[str, Any] = {"messages": encoder.run(messages)}
+    if encoder.documents:
+        fields["documents"] = encoder.documents
+    return fields
+
+
+class _Encoder:
+    def __init__(self, options: EncodeOptions) -> None:
+        self.options = options
+        self.out: list[dict[str, Any]] = []
+        self.documents: list[dict[str, Any]] = []
+        self.moved: list[dict[str, Any]] = []
+        """Content for the user message that follows a run of tool messages."""
+
+    def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        for index, message in sendable(messages):
+            if isinstance(message, ToolMessage):
+                for position, block in enumerate(message.content):
+                    if not isinstance(block, ToolResultBlock):
+                        raise unsupported(
+                            PROVIDER, block, index, position, "a tool message holds tool results"
+                        )
+                    self.out.append(self._tool_result(block, index, position))
+                continue
+            self._flush_moved()
+            if isinstance(message, UserMessage):
+                self._user(message.content, index)
+            elif isinstance(message, SystemMessage):
+                self.out.append(self._system(message.content, index))
+            elif isinstance(message, AssistantMessage):
+                self.out.append(self._assistant(message.content, index))
+        self._flush_moved()
+        return self.out
+
+    def _flush_moved(self) -> None:
+        if self.moved:
+            self.out.append({"role": "user", "content": self.moved})
+            self.moved = []
+
+    def _system(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
+        parts: list[dict[str, Any]] = []
+        for position, block in enumerate(blocks):
+            if isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
+                part = self._part(block, index, position)
+                if part is not None:
+                    parts.append(part)
+            else:
+                raise unsupported(
+                    PROVIDER, block, index, position, "Cohere system messages take text only"
+                )
+        return {"role": "system", "content": _content_value(parts)}
+
+    def _user(self, blocks: Sequence[Block], index: int) -> None:
+        parts: list[dict[str, Any]] = []
+        has_results = False
+        for position, block in enumerate(blocks):
+            if isinstance(block, ToolResultBlock):
+                has_results = True
+                self.out.append(self._tool_result(block, index, position))
+            elif isinstance(block, ToolCallBlock):
+                raise unsupported(
+                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
+                )
+            else:
+                part = self._part(block, index, position)
+                if part is not None:
+                    parts.append(part)
+        if parts or not has_results:
+            self.out.append({"role": "user", "content": _content_value(parts)})
+
+    def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
+        parts: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        plans: list[str] = []
+        citations: list[Any] = []
+        for position, block in enumerate(blocks):
+            if isinstance(block, ToolCallBlock):
+                calls.append(_tool_call_to_cohere(block))
+            elif isinstance(block, ToolResultBlock):
+                raise unsupported(
+                    PROVIDER, block, index, position, "tool results belong in tool messages"
+                )
+            elif isinstance(block, TextBlock) and block.for_provider(PROVIDER).get("tool_plan"):
+                plans.append(block.text)
+            else:
+                if isinstance(block, TextBlock):
+                    citations.extend(block.for_provider(PROVIDER).get("citations") or [])
+                part = self._part(block, index, position)
+                if part is not None:
+                    parts.append(part)
+        message: dict[str, Any] = {"role": "assistant"}
+        if parts or not calls:
+            message["content"] = parts
+        if plans:
+            message["tool_plan"] = "".join(plans)
+        if calls:
+            message["tool_calls"] = calls
+        if citations:
+            message["citations"] = citations
+        return message
+
+    def _part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
+        """One content part (None when the block is dropped by a documented option, or goes
+        to the request's ``documents``)."""
+        if isinstance(block, TextBlock):
+            return {"type": "text", "text": block.text}
+        if isinstance(block, ThinkingBlock):
+            return _thinking_to_cohere(block, self.options)
+        if isinstance(block, RawBlock):
+            if block.provider != PROVIDER:
+                raise unsupported(
+                    PROVIDER, block, index, position, f"it holds {block.provider} content"
+                )
+            return dict(block.data)
+        if isinstance(block, ImageBlock):
+            return _image_to_cohere(block, index, position, self.options)
+        if isinstance(block, FileBlock):
+            self.documents.append(_document_to_cohere(block, index, position, self.options))
+            return None
+        if isinstance(block, (AudioBlock, VideoBlock)):
+            raise unsupported(
+                PROVIDER, block, index, position, "Cohere models take no audio or video"
+            )
+        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+
+    def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
+        content: str | list[dict[str, Any]]
+        if isinstance(result.content, str):
+            content = result.content
+        else:
+            parts: list[dict[str, Any]] = []
+            media: list[ImageBlock | AudioBlock | VideoBlock] = []
+            for block in result.content:
+                if isinstance(block, FileBlock):
+                    document = _document_to_cohere(block, index, position, self.options)
+                    parts.append({"type": "document", "document": document})
+                elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
+                    media.append(block)
+                else:
+                    part = self._part(block, index, position)
+                    if part is not None:
+                        parts.append(part)
+            if media:
+                self._move_media(media, result.tool_call_id, index, position)
+            content = parts if parts else ""
+        return {"role": "tool", "tool_call_id": result.tool_call_id, "content": content}
+
+    def _move_media(
+        self,
+        media: list[ImageBlock | AudioBlock | VideoBlock],
+        call_id: str,
+        index: int,
+        position: int,
+    ) -> None:
+        if self.options.tool_result_media == "error":
+            raise unsupported(
+                PROVIDER,
+                media[0],
+                index,
+                position,
+                "Cohere tool results carry text and documents only; "
+                "tool_result_media='user_message' moves the media into a user message",
+            )
+        self.moved.append({"type": "text", "text": f"Media returned by tool call {call_id}:"})
+        for block in media:
+            part = self._part(block, index, position)
+            if part is not None:
+                self.moved.append(part)
+
+
+def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """A lone plain text part goes out as a string, the form every Cohere model takes."""
+    if len(parts) == 1 and set(parts[0]) == {"type", "text"} and parts[0]["type"] == "text":
+        text: str = parts[0]["text"]
+        return text
+    return parts
+
+
+def _thinking_to_cohere(block: ThinkingBlock, options: EncodeOptions) -> dict[str, Any] | None:
+    if is_own_thinking(block, PROVIDER) and not block.redacted:
+        return {"type": "thinking", "thinking": block.thinking}
+    if options.thinking == "text" and block.thinking:
+        return {"type": "text", "text": block.thinking}
+    return None
+
+
+def _image_to_cohere(
+    block: ImageBlock, index: int, position: int, options: EncodeOptions
+) -> dict[str, Any]:
+    if file_id_of(block) is not None:
+        raise unsupported(
+            PROVIDER, block, index, position, "Cohere takes images by URL or inline, not file id"
+        )
+    try:
+        as_url = use_url(block, True, options)
+    except MediaBlocksError as exc:
+        raise unsupported(PROVIDER, block, index, position, str(exc)) from None
+    if as_url:
+        assert isinstance(block.source, URLSource)
+        url = block.source.url
+    else:
+        url = data_uri(block, options)
+    image_url: dict[str, Any] = {"url": url}
+    detail = block.detail or block.for_provider(PROVIDER).get("detail")
+    if detail is not None:
+        image_url["detail"] = detail
+    return {"type": "image_url", "image_url": image_url}
+
+
+def _document_to_cohere(
+    block: FileBlock, index: int, position: int, options: EncodeOptions
+) -> dict[str, Any]:
+    """A text document as a Cohere document: ``{"id", "data": {"title", "text"}}``."""
+    stored = block.for_provider(PROVIDER).get("document")
+    if isinstance(stored, dict):
+        return dict(stored)  # a document Cohere sent, back as it was
+    if file_id_of(block) is not None:
+        raise unsupported(PROVIDER, block, index, position, "Cohere takes no file ids")
+    try:
+        if isinstance(block.source, URLSource) and options.url_media == "url":
+            raise unsupported(PROVIDER, block, index, position, "Cohere fetches no documents")
+        data = block.read(options.policy)
+        mime = block.mime_type
+    except MediaBlocksError as exc:
+        raise unsupported(PROVIDER, block, index, position, str(exc)) from None
+    if not (mime.startswith("text/") or mime in _TEXT_DOCUMENTS):
+        raise unsupported(
+            PROVIDER,
+            block,
+            index,
+            position,
+            f"Cohere reads text documents only, this is {mime}; "
+            "mb.prepare(messages, 'cohere', documents='text') extracts its text",
+        )
+    if len(data) > _MAX_DOCUMENT_CHARS * 4:
+        raise unsupported(PROVIDER, block, index, position, "the document is too large to send")
+    text = data.decode("utf-8", errors="replace")
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    title = block.filename or "document"
+    return {"id": f"doc_{digest}", "data": {"title": title, "text": text}}
+
+
+def _tool_call_to_cohere(block: ToolCallBlock) -> dict[str, Any]:
+    return {
+        "id": block.id,
+        "type": "function",
+        "function": {"name": block.name, "arguments": dump_args(block)},
+    }
+
+
+# -- decode -----------------------------------------------------------------------------------
+
+
+def from_cohere(payload: Any) -> list[Message]:
+    """Messages from a Cohere v2 chat request body, a message list, or a chat response.
+
+    The SDK's objects (``V2ChatResponse``, message models) are read like dicts.
+    """
+    data = as_dict(payload)
+    if isinstance(data, dict):
+        if "finish_reason" in data or ("message" in data and "messages" not in data):
+            return [_response_from_cohere(data)]
+        if "messages" in data:
+            return _messages_from_cohere(data["messages"], data.get("documents"))
+        if "role" in data:
+            return _messages_from_cohere([data], None)
+        raise DecodeError(
+            "not a Cohere payload: expected a request with 'messages', a response with "
+            "'message' and 'finish_reason', or a message with 'role'"
+        )
+    if isinstance(data, list):
+        return _messages_from_cohere(data, None)
+    raise DecodeError(f"not a Cohere payload: a {type(payload).__name__}")
+
+
+def _response_from_cohere(data: dict[str, Any]) -> AssistantMessage:
+    message = as_dict(data.get("message")) or {"role": "assistant"}
+    if not isinstance(message, dict):
+        raise DecodeError("Cohere response: message is not an object")
+    reason = data.get("finish_reason")
+    response_id = data.get("id")
+    return _assistant_from_cohere(
+        message,
+        "Cohere response",
+        usage=_usage_from_cohere(data.get("usage")),
+        stop_reason=reason if isinstance(reason, str) else None,
+        response_id=response_id if isinstance(response_id, str) else None,
+    )
+
+
+def _usage_from_cohere(value: Any) -> Usage | None:
+    usage = as_dict(value)
+    if not isinstance(usage, dict):
+        return None
+    tokens = as_dict(usage.get("tokens"))
+    if not isinstance(tokens, dict):
+        tokens = as_dict(usage.get("billed_units"))
+    if not isinstance(tokens, dict):
+        return None
+    cached = usage.get("cached_tokens")
+    return Usage(
+        input_tokens=usage_count(_whole(tokens.get("input_tokens"))),
+        output_tokens=usage_count(_whole(tokens.get("output_tokens"))),
+        cache_read_tokens=usage_count(_whole(cached)),
+    )
+
+
+def _whole(value: Any) -> Any:
+    """Cohere sends counts as floats (``12.0``): whole numbers become ints, the rest as is."""
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**53:
+        return int(value)
+    return value
+
+
+def _messages_from_cohere(items: Any, documents: Any) -> list[Message]:
+    if not isinstance(items, list):
+        raise DecodeError("Cohere 'messages' is not a list")
+    out: list[Message] = []
+    pending: list[tuple[str, str]] = []
+    previous_was_tool = False
+    for position, raw in enumerate(items):
+        item = as_dict(raw)
+        where = f"Cohere message {position}"
+        if not isinstance(item, dict):
+            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        role = item.get("role")
+        if role == "tool":
+            result = _tool_result_from_cohere(item, where, pending)
+            add_tool_result(out, result, join=previous_was_tool)
+            previous_was_tool = True
+            continue
+        previous_was_tool = False
+        if role == "system":
+            out.append(SystemMessage(content=_content_from_cohere(item.get("content"), where)))
+        elif role == "user":
+            out.append(UserMessage(content=_content_from_cohere(item.get("content"), where)))
+        elif role == "assistant":
+            assistant = _assistant_from_cohere(item, where)
+            pending = [(call.id, call.name) for call in assistant.tool_calls]
+            out.append(assistant)
+        else:
+            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
+    if documents is not None:
+        out.extend(_documents_message(documents))
+    return out
+
+
+def _documents_message(documents: Any) -> list[Message]:
+    """The request's ``documents`` as one user message of files (appended: Cohere has no place
+    for them in the turn order)."""
+    if not isinstance(documents, list):
+        raise DecodeError("Cohere 'documents' is not a list")
+    blocks: list[Block] = []
+    for number, raw in enumerate(documents):
+        blocks.append(_document_from_cohere(raw, f"Cohere document {number}"))
+    return [UserMessage(content=blocks)] if blocks else []
+
+
+def _document_from_cohere(raw: Any, where: str) -> FileBlock:
+    document = as_dict(raw)
+    if isinstance(document, str):
+        document = {"data": {"text": document}}
+    if not isinstance(document, dict) or not isinstance(document.get("data", {}), dict):
+        raise DecodeError(f"{where} is not a document object")
+    data = document.get("data") or {}
+    text = data.get("text", data.get("snippet"))
+    title = data.get("title")
+    if not isinstance(text, str):
+        text = ""
+    block = FileBlock.from_bytes(
+        text.encode("utf-8"), "text/plain", filename=title if isinstance(title, str) else None
+    )
+    return block.model_copy(update={"provider_data": {PROVIDER: {"document": document}}})
+
+
+def _assistant_from_cohere(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
+    blocks: list[Block] = []
+    plan = item.get("tool_plan")
+    if isinstance(plan, str) and plan:
+        blocks.append(TextBlock(text=plan, provider_data={PROVIDER: {"tool_plan": True}}))
+    content = _content_from_cohere(item.get("content"), where)
+    citations = item.get("citations")
+    if isinstance(citations, list) and citations:
+        kept = [as_dict(citation) for citation in citations]
+        for number, block in enumerate(content):
+            if isinstance(block, TextBlock):
+                data = {PROVIDER: {"citations": kept}}
+                content[number] = block.model_copy(update={"provider_data": data})
+                break
+        else:
+            content.append(RawBlock(provider=PROVIDER, data={"citations": kept}))
+    blocks.extend(content)
+    calls = item.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise DecodeError(f"{where}: tool_calls is not a list")
+    for number, call in enumerate(calls):
+        blocks.append(_tool_call_from_cohere(call, f"{where}, tool call {number}"))
+    return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
+
+
+def _content_from_cohere(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _part_from_cohere, "part")
+
+
+def _part_from_cohere(raw: Any, where: str) -> Block:
+    part = as_dict(raw)
+    if not isinstance(part, dict):
+        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content object")
+    kind = part.get("type")
+    if kind == "text":
+        text = part.get("text", "")
+        if not isinstance(text, str):
+            raise DecodeError(f"{where}: text is a {type(text).__name__}, not a string")
+        return TextBlock(text=text)
+    if kind == "thinking":
+        thinking = part.get("thinking", "")
+        if not isinstance(thinking, str):
+            raise DecodeError(f"{where}: thinking is a {type(thinking).__name__}, not a string")
+        return ThinkingBlock(thinking=thinking, provider=PROVIDER)
+    if kind == "image_url":
+        return _image_from_cohere(part, where)
+    if kind == "document":
+        return _document_from_cohere(part.get("document"), where)
+    return RawBlock(provider=PROVIDER, data=part)
+
+
+def _image_from_cohere(part: dict[str, Any], where: str) -> ImageBlock:
+    value = as_dict(part.get("image_url"))
+    detail: Any = None
+    if isinstance(value, dict):
+        detail = value.get("detail")
+        value = value.get("url")
+    if not isinstance(value, str):
+        raise DecodeError(f"{where}: image_url has no URL string")
+    block = media_from_reference(ImageBlock, value, None, None, where)
+    if detail in _IMAGE_DETAILS:
+        return block.model_copy(update={"detail": detail})
+    if detail is not None:
+        return block.model_copy(update={"provider_data": {PROVIDER: {"detail": detail}}})
+    return block
+
+
+def _tool_call_from_cohere(call: Any, where: str) -> ToolCallBlock:
+    data = as_dict(call)
+    if not isinstance(data, dict):
+        raise DecodeError(f"{where} is not a tool call object")
+    function = as_dict(data.get("function"))
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise DecodeError(f"{where}: tool call has no function name")
+    call_id = data.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        raise DecodeError(f"{where}: tool call has no id")
+    args, raw_args = tool_args(function.get("arguments"))
+    return ToolCallBlock(id=call_id, name=function["name"], args=args, raw_args=raw_args)
+
+
+def _tool_result_from_cohere(
+    item: dict[str, Any], where: str, pending: list[tuple[str, str]]
+) -> ToolResultBlock:
+    call_id = item.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        call_id = pair_call(pending, None)
+        if call_id is None:
+            raise DecodeError(f"{where}: tool message has no tool_call_id and no call to answer")
+    else:
+        pending[:] = [entry for entry in pending if entry[0] != call_id]
+    content = item.get("content")
+    result: str | list[ContentBlock]
+    if content is None or isinstance(content, str):
+        result = content or ""
+    elif isinstance(content, list):
+        result = []
+        for number, raw in enumerate(content):
+            block = _part_from_cohere(raw, f"{where}, part {number}")
+            if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+                block = RawBlock(provider=PROVIDER, data=as_dict(raw))
+            result.append(block)
+    else:
+        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    return ToolResultBlock(tool_call_id=call_id, content=result)

@@ -1,0 +1,519 @@
+"""Every provider mediablocks speaks, as one plain object each: names, SDK call, parts, facts.
+
+A `Provider` entry names the package under ``mediablocks.providers`` that holds the provider's
+parts (``translate``, ``stream``, ``limits``, ``tokens`` modules) and states the facts the docs'
+capability matrix shows. Nothing here imports a provider package: each part is imported on first
+use, so ``import mediablocks`` stays free of them and a broken provider only breaks itself.
+
+An entry whose wire format is another provider's (an OpenAI-compatible endpoint, Anthropic over
+Bedrock) points ``package`` at that provider's package for the parts it shares and lists what
+differs in a `Profile`; a part it has of its own (its limits, say) goes in its own package, named
+by the profile's ``parts``. ``docs/adding-a-provider.md`` walks through both kinds.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UnknownProviderError
+from . import _sniff
+
+if TYPE_CHECKING:  # only for annotations: importing them here would make a cycle
+    from ..limits import ProviderLimits
+    from ..tokens import TokenFormula
+    from ._fold import Folder
+
+__all__ = [
+    "ALIASES",
+    "PROVIDERS",
+    "REGISTRY",
+    "WIRE_FORMATS",
+    "Capabilities",
+    "Profile",
+    "Provider",
+    "canonical_provider",
+    "provider_entry",
+]
+
+_PACKAGE = __name__.rsplit(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider carries, in the words of the capability matrix in ``docs/providers.md``.
+
+    Each field is short prose; "—" means the provider does not take it (encode raises).
+    """
+
+    images: str
+    audio: str
+    video: str
+    documents: str
+    tool_result_media: str
+    url_media: str
+    thinking: str
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How an entry differs from the provider whose package it reuses.
+
+    ``base`` is that provider's canonical name; ``differences`` are the documented differences
+    (``{"reasoning field": "reasoning_content"}``), shown in the docs and read by the translator;
+    ``parts`` maps a part (``"limits"``, ``"tokens"``, ``"stream"``...) to the package under
+    ``mediablocks.providers`` that has this entry's own version of it.
+    """
+
+    base: str
+    differences: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    parts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One provider (one wire format, or a profile over another's)."""
+
+    name: str
+    """Canonical name, as `mb.encode` takes it (``"openai-chat"``)."""
+    title: str
+    """What the docs call it (``"OpenAI Chat Completions"``)."""
+    aliases: tuple[str, ...]
+    """Other names `mb.encode` takes for it, lower case with ``-`` (``"openai"``)."""
+    sdk_call: str
+    """The official SDK call `encode`'s fields are for."""
+    package: str
+    """The package under ``mediablocks.providers`` holding its parts (``"openai_chat"``)."""
+    encoder: str
+    """The encode function in ``<package>.translate`` (``"to_openai_chat"``)."""
+    decoder: str
+    """The decode function in ``<package>.translate`` (``"from_openai_chat"``)."""
+    folder: str
+    """The stream fold class in ``<package>.stream`` (``"OpenAIChatFolder"``)."""
+    sniff: Callable[[Any], bool]
+    """True when a payload carries something only this wire format has (see ``_sniff``)."""
+    capabilities: Capabilities
+    docs_page: str
+    """The provider's page under ``docs/providers/``."""
+    profile: Profile | None = None
+
+    def part(self, name: str) -> ModuleType:
+        """The provider's ``translate``, ``stream``, ``limits`` or ``tokens`` module."""
+        package = self.package
+        if self.profile is not None:
+            package = self.profile.parts.get(name, package)
+        return importlib.import_module(f"{_PACKAGE}.{package}.{name}")
+
+    def new_folder(self) -> Folder:
+        """A fresh stream fold for this provider."""
+        folder: Folder = getattr(self.part("stream"), self.folder)()
+        return folder
+
+    def limits(self) -> ProviderLimits:
+        """The provider's limits (``<package>.limits.LIMITS``)."""
+        limits: ProviderLimits = self.part("limits").LIMITS
+        if limits.provider != self.name:
+            limits = replace(limits, provider=self.name)
+        return limits
+
+    def limits_for_model(self, limits: ProviderLimits, model: str) -> ProviderLimits:
+        """``limits`` for one model: the provider's ``for_model`` rule, or the same numbers."""
+        rule = getattr(self.part("limits"), "for_model", None)
+        if rule is None:
+            return replace(limits, model=model)
+        tuned: ProviderLimits = rule(limits, model)
+        return tuned
+
+    def token_formula(self) -> TokenFormula:
+        """The provider's token formula (``<package>.tokens.FORMULA``)."""
+        formula: TokenFormula = self.part("tokens").FORMULA
+        return formula
+
+
+_NONE = "—"
+
+
+def _openai_compatible(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    package: str,
+    differences: dict[str, str],
+    images: str,
+    audio: str,
+    documents: str,
+) -> Provider:
+    """An OpenAI-compatible endpoint: OpenAI Chat's translator, fold and token rule; its own
+    limits (``<package>.limits``) and documented differences."""
+    return Provider(
+        name=name,
+        title=title,
+        aliases=aliases,
+        sdk_call="openai.OpenAI(base_url=...).chat.completions.create(model=..., **fields)",
+        package="openai_chat",
+        encoder="to_openai_chat",
+        decoder="from_openai_chat",
+        folder="OpenAIChatFolder",
+        sniff=_sniff.openai_chat,
+        capabilities=Capabilities(
+            images=images,
+            audio=audio,
+            video=_NONE,
+            documents=documents,
+            tool_result_media="moved to a user message¹",
+            url_media="images: the URL; others inlined",
+            thinking="`reasoning_content` / `reasoning` read, not replayed",
+        ),
+        docs_page="openai-compatible.md",
+        profile=Profile(
+            base="openai-chat",
+            differences=MappingProxyType(differences),
+            parts=MappingProxyType({"limits": package}),
+        ),
+    )
+
+
+REGISTRY: tuple[Provider, ...] = (
+    Provider(
+        name="openai-chat",
+        title="OpenAI Chat",
+        aliases=("openai", "openai-chat-completions", "openai-completions"),
+        sdk_call="client.chat.completions.create(model=..., **fields)",
+        package="openai_chat",
+        encoder="to_openai_chat",
+        decoder="from_openai_chat",
+        folder="OpenAIChatFolder",
+        sniff=_sniff.openai_chat,
+        capabilities=Capabilities(
+            images="PNG, JPEG, WebP, GIF",
+            audio="WAV, MP3",
+            video=_NONE,
+            documents="PDF",
+            tool_result_media="moved to a user message¹",
+            url_media="images: the URL; others inlined",
+            thinking="— (dropped or sent as text)",
+        ),
+        docs_page="openai-chat.md",
+    ),
+    Provider(
+        name="openai-responses",
+        title="OpenAI Responses",
+        aliases=("responses",),
+        sdk_call="client.responses.create(model=..., **fields)",
+        package="openai_responses",
+        encoder="to_openai_responses",
+        decoder="from_openai_responses",
+        folder="OpenAIResponsesFolder",
+        sniff=_sniff.openai_responses,
+        capabilities=Capabilities(
+            images="PNG, JPEG, WebP, GIF",
+            audio=_NONE,
+            video=_NONE,
+            documents="files (`input_file`)",
+            tool_result_media="native",
+            url_media="the URL",
+            thinking="reasoning items, with id and `encrypted_content`",
+        ),
+        docs_page="openai-responses.md",
+    ),
+    Provider(
+        name="anthropic",
+        title="Anthropic",
+        aliases=(),
+        sdk_call="client.messages.create(model=..., max_tokens=..., **fields)",
+        package="anthropic",
+        encoder="to_anthropic",
+        decoder="from_anthropic",
+        folder="AnthropicFolder",
+        sniff=_sniff.anthropic,
+        capabilities=Capabilities(
+            images="JPEG, PNG, GIF, WebP",
+            audio=_NONE,
+            video=_NONE,
+            documents="PDF, plain text",
+            tool_result_media="native (images, documents)",
+            url_media="images and PDFs: the URL",
+            thinking="`thinking` with signature, `redacted_thinking`",
+        ),
+        docs_page="anthropic.md",
+    ),
+    Provider(
+        name="gemini",
+        title="Gemini",
+        aliases=("google", "google-genai"),
+        sdk_call="client.models.generate_content(model=..., **fields)",
+        package="gemini",
+        encoder="to_gemini",
+        decoder="from_gemini",
+        folder="GeminiFolder",
+        sniff=_sniff.gemini,
+        capabilities=Capabilities(
+            images="PNG, JPEG, WebP, HEIC, HEIF",
+            audio="WAV, MP3, AIFF, AAC, Ogg, FLAC",
+            video="MP4, MPEG, MOV, AVI, FLV, WebM, WMV, 3GPP",
+            documents="PDF, `text/*`",
+            tool_result_media="native on Gemini 3 (images, PDF, text)",
+            url_media="File API, `gs://` and YouTube URIs as `file_data`; others inlined",
+            thinking="thought parts; `thought_signature` on the part that carried it",
+        ),
+        docs_page="gemini.md",
+    ),
+    Provider(
+        name="bedrock",
+        title="Bedrock Converse",
+        aliases=("bedrock-converse", "aws-bedrock"),
+        sdk_call="bedrock_runtime.converse(modelId=..., **fields)",
+        package="bedrock",
+        encoder="to_bedrock",
+        decoder="from_bedrock",
+        folder="BedrockFolder",
+        sniff=_sniff.bedrock,
+        capabilities=Capabilities(
+            images="PNG, JPEG, GIF, WebP",
+            audio="MP3, WAV, FLAC, Ogg, Opus, AAC, M4A, MKA, WebM, PCM",
+            video="MKV, MOV, MP4, WebM, FLV, MPEG, WMV, 3GP",
+            documents="PDF, CSV, DOC(X), XLS(X), HTML, TXT, MD",
+            tool_result_media="native",
+            url_media="inlined (`s3://` ids as `s3Location`)",
+            thinking="`reasoningContent` with signature or redacted",
+        ),
+        docs_page="bedrock.md",
+    ),
+    Provider(
+        name="mistral",
+        title="Mistral",
+        aliases=(),
+        sdk_call="client.chat.complete(model=..., **fields)",
+        package="mistral",
+        encoder="to_mistral",
+        decoder="from_mistral",
+        folder="MistralFolder",
+        sniff=_sniff.mistral,
+        capabilities=Capabilities(
+            images="PNG, JPEG, WebP, GIF",
+            audio="MP3, WAV, FLAC, Ogg",
+            video=_NONE,
+            documents="PDF",
+            tool_result_media="moved to a user message¹",
+            url_media="images and PDFs: the URL",
+            thinking="`thinking` chunks",
+        ),
+        docs_page="mistral.md",
+    ),
+    Provider(
+        name="ollama",
+        title="Ollama",
+        aliases=(),
+        sdk_call="ollama.chat(model=..., **fields)",
+        package="ollama",
+        encoder="to_ollama",
+        decoder="from_ollama",
+        folder="OllamaFolder",
+        sniff=_sniff.ollama,
+        capabilities=Capabilities(
+            images="JPEG, PNG",
+            audio=_NONE,
+            video=_NONE,
+            documents=_NONE,
+            tool_result_media="in the tool message's `images`",
+            url_media="inlined",
+            thinking="its own `thinking`",
+        ),
+        docs_page="ollama.md",
+    ),
+    Provider(
+        name="cohere",
+        title="Cohere",
+        aliases=("cohere-v2",),
+        sdk_call="client.v2.chat(model=..., **fields)",
+        package="cohere",
+        encoder="to_cohere",
+        decoder="from_cohere",
+        folder="CohereFolder",
+        sniff=_sniff.cohere,
+        capabilities=Capabilities(
+            images="PNG, JPEG, WebP, GIF",
+            audio=_NONE,
+            video=_NONE,
+            documents="text (`documents`)",
+            tool_result_media="text and documents; media moved to a user message¹",
+            url_media="images: the URL",
+            thinking="its own `thinking`",
+        ),
+        docs_page="cohere.md",
+    ),
+    *(
+        _openai_compatible(name, title, aliases, package, facts, images, audio, documents)
+        for name, title, aliases, package, facts, images, audio, documents in (
+            (
+                "azure-openai",
+                "Azure OpenAI",
+                ("azure",),
+                "azure_openai",
+                {"client": "openai.AzureOpenAI; model is the deployment name"},
+                "PNG, JPEG, WebP, GIF",
+                "WAV, MP3",
+                "PDF",
+            ),
+            (
+                "deepseek",
+                "DeepSeek",
+                (),
+                "deepseek",
+                {"media": "text only", "reasoning field": "reasoning_content (never sent back)"},
+                _NONE,
+                _NONE,
+                _NONE,
+            ),
+            (
+                "xai",
+                "xAI",
+                ("grok",),
+                "xai",
+                {"media": "JPEG and PNG, 20 MiB", "reasoning field": "reasoning_content"},
+                "JPEG, PNG",
+                _NONE,
+                _NONE,
+            ),
+            (
+                "groq",
+                "Groq",
+                (),
+                "groq",
+                {"media": "5 images of 4 MB", "reasoning field": "reasoning"},
+                "PNG, JPEG, WebP",
+                _NONE,
+                _NONE,
+            ),
+            (
+                "openrouter",
+                "OpenRouter",
+                (),
+                "openrouter",
+                {"media": "what the routed model takes", "reasoning field": "reasoning"},
+                "PNG, JPEG, WebP, GIF",
+                "WAV, MP3",
+                "PDF",
+            ),
+            (
+                "vllm",
+                "vLLM",
+                (),
+                "vllm",
+                {"server": "local; media limits are the server's --limit-mm-per-prompt"},
+                "PNG, JPEG, WebP, GIF",
+                "WAV, MP3",
+                _NONE,
+            ),
+        )
+    ),
+    Provider(
+        name="llama-cpp",
+        title="llama.cpp / LM Studio",
+        aliases=("llama.cpp", "llamacpp", "lm-studio", "lmstudio"),
+        sdk_call="openai.OpenAI(base_url=...).chat.completions.create(model=..., **fields)",
+        package="llama_cpp",
+        encoder="to_llama_cpp",
+        decoder="from_llama_cpp",
+        folder="OpenAIChatFolder",
+        sniff=_sniff.openai_chat,
+        capabilities=Capabilities(
+            images="JPEG, PNG",
+            audio=_NONE,
+            video=_NONE,
+            documents=_NONE,
+            tool_result_media="moved to a user message¹",
+            url_media="inlined",
+            thinking="`reasoning_content` read, not replayed",
+        ),
+        docs_page="openai-compatible.md",
+        profile=Profile(
+            base="openai-chat",
+            differences=MappingProxyType(
+                {"images": "data URIs only: URL images are downloaded and inlined"}
+            ),
+            parts=MappingProxyType({"stream": "openai_chat", "tokens": "openai_chat"}),
+        ),
+    ),
+    *(
+        Provider(
+            name=f"anthropic-{platform}",
+            title=f"Anthropic on {title}",
+            aliases=aliases,
+            sdk_call=f"anthropic.{client}().messages.create(model=..., max_tokens=..., **fields)",
+            package=f"anthropic_{platform}",
+            encoder=f"to_anthropic_{platform}",
+            decoder=f"from_anthropic_{platform}",
+            folder="AnthropicFolder",
+            sniff=_sniff.anthropic,
+            capabilities=Capabilities(
+                images="JPEG, PNG, GIF, WebP",
+                audio=_NONE,
+                video=_NONE,
+                documents="PDF, plain text",
+                tool_result_media="native (images, documents)",
+                url_media="images and PDFs: the URL",
+                thinking="`thinking` with signature, `redacted_thinking`",
+            ),
+            docs_page="anthropic-platforms.md",
+            profile=Profile(
+                base="anthropic",
+                differences=MappingProxyType(
+                    {
+                        "envelope": f"anthropic_version {version!r} in the JSON body",
+                        "files": "no Files API: file ids raise",
+                    }
+                ),
+                parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
+            ),
+        )
+        for platform, title, aliases, client, version in (
+            (
+                "bedrock",
+                "Amazon Bedrock",
+                ("bedrock-anthropic", "bedrock-invoke"),
+                "AnthropicBedrock",
+                "bedrock-2023-05-31",
+            ),
+            (
+                "vertex",
+                "Google Vertex AI",
+                ("vertex-anthropic",),
+                "AnthropicVertex",
+                "vertex-2023-10-16",
+            ),
+        )
+    ),
+)
+"""Every provider, in the order the docs list them."""
+
+_BY_NAME: dict[str, Provider] = {entry.name: entry for entry in REGISTRY}
+ALIASES: dict[str, str] = {alias: entry.name for entry in REGISTRY for alias in entry.aliases}
+"""Alias -> canonical name, from the entries."""
+
+
+PROVIDERS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY)
+"""Canonical names, in the registry's order."""
+
+WIRE_FORMATS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY if entry.profile is None)
+"""The providers with a wire format of their own (no profiles): what tools show by default."""
+
+
+def canonical_provider(name: str) -> str:
+    """The canonical wire-format name for a name or alias (``openai`` -> ``openai-chat``)."""
+    if not isinstance(name, str):
+        raise UnknownProviderError(f"a provider name is a string, not a {type(name).__name__}")
+    key = name.strip().lower().replace("_", "-")
+    key = ALIASES.get(key, key)
+    if key not in _BY_NAME:
+        known = ", ".join(PROVIDERS)
+        raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
+    return key
+
+
+def provider_entry(name: str) -> Provider:
+    """The entry for a canonical name or alias; `UnknownProviderError` for any other name."""
+    return _BY_NAME[canonical_provider(name)]

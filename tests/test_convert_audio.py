@@ -1,0 +1,216 @@
+"""Audio conversion with PyAV: real recordings become what each provider takes, checked by
+decoding the results again."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mediablocks import estimate_tokens
+from mediablocks.blocks import TextBlock
+from mediablocks.convert.audio import AudioTarget, convert_audio
+from mediablocks.errors import DecodeError, DoesNotFitError, InvalidOptionError, MediaBlocksError
+from mediablocks.media import AudioBlock
+from mediablocks.messages import UserMessage
+from mediablocks.mime import detect_mime
+from mediablocks.prepare import prepare, prepare_with_report
+
+av = pytest.importorskip("av")
+
+TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+MANIFEST = json.loads((TESTDATA / "manifest.json").read_text())
+AUDIO_MODEL = "gpt-4o-audio-preview"  # an OpenAI Chat model that takes input_audio
+DECODABLE_AUDIO = sorted(
+    path
+    for path, entry in MANIFEST.items()
+    if entry["kind"] == "audio" and entry["mime"] != "audio/midi"
+)
+
+
+def decoded(data: bytes) -> tuple[float, int, int]:
+    """(seconds, sample rate, channels) of the first audio stream, by decoding every frame."""
+    with av.open(io.BytesIO(data)) as container:
+        stream = container.streams.audio[0]
+        samples = sum(frame.samples for frame in container.decode(stream))
+        rate = stream.codec_context.sample_rate
+        return samples / rate, rate, stream.codec_context.channels
+
+
+def read(path: str) -> bytes:
+    return (TESTDATA / path).read_bytes()
+
+
+@pytest.mark.parametrize("path", DECODABLE_AUDIO)
+def test_every_audio_file_becomes_wav_or_mp3_for_openai_chat(path: str) -> None:
+    block = AudioBlock.from_path(TESTDATA / path)
+    (message,), report = prepare_with_report(
+        [UserMessage(content=[block])], "openai-chat", model=AUDIO_MODEL
+    )
+    (result,) = message.content
+    assert isinstance(result, AudioBlock)
+    data = result.read()
+    assert detect_mime(data) in {"audio/wav", "audio/mpeg"}
+    source_seconds = decoded(read(path))[0]
+    # MP3 encoders pad a frame of priming samples at most (1152 samples).
+    assert decoded(data)[0] == pytest.approx(source_seconds, abs=0.08)
+    if MANIFEST[path]["mime"] in {"audio/wav", "audio/mpeg"}:
+        assert result is block
+        assert not report.blocks[0].changed
+    else:
+        assert [change.kind for change in report.blocks[0].changes] == ["transcoded"]
+        assert MANIFEST[path]["mime"] in str(report.blocks[0])
+
+
+def test_browser_voice_note_keeps_its_rate_and_tokens_are_estimated() -> None:
+    note = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
+    prepared = prepare([UserMessage(content=["transcribe", note])], "openai", model=AUDIO_MODEL)
+    result = prepared[0].content[1]
+    assert isinstance(result, AudioBlock)
+    assert result.mime_type == "audio/mpeg"
+    assert result.filename == "voice-note.mp3"
+    seconds, rate, channels = decoded(result.read())
+    assert (rate, channels) == (48000, 1)
+    assert seconds == pytest.approx(decoded(note.read())[0], abs=0.08)
+    assert result.metadata["prepared"]["provider"] == "openai-chat"
+    assert estimate_tokens(prepared, "openai", model=AUDIO_MODEL) > 0
+
+
+def test_a_byte_limit_makes_speech_16khz_mono() -> None:
+    memo = read("audio/voice-memo.m4a")
+    assert decoded(memo)[1:] == (44100, 1)
+    full = convert_audio(memo, AudioTarget(frozenset({"audio/mpeg"})), mime_type="m", what="m")
+    assert full.pieces[0].sample_rate == 44100
+    limit = len(full.pieces[0].data) - 1
+    small = convert_audio(
+        memo, AudioTarget(frozenset({"audio/mpeg"}), max_bytes=limit), mime_type="m", what="m"
+    )
+    (piece,) = small.pieces
+    assert len(piece.data) <= limit
+    seconds, rate, channels = decoded(piece.data)
+    assert (rate, channels) == (16000, 1)
+    assert seconds == pytest.approx(decoded(memo)[0], abs=0.08)
+
+
+def test_wav_is_written_when_that_is_all_the_provider_takes() -> None:
+    result = convert_audio(
+        read("audio/sample.flac"), AudioTarget(frozenset({"audio/wav"})), mime_type="f", what="f"
+    )
+    (piece,) = result.pieces
+    assert detect_mime(piece.data) == "audio/wav"
+    assert decoded(piece.data) == (pytest.approx(0.5, abs=0.001), 16000, 1)
+
+
+def test_long_audio_is_split_into_ordered_chunks_with_offsets() -> None:
+    note = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
+    total = decoded(note.read())[0]
+    (message,), report = prepare_with_report(
+        [UserMessage(content=["before", note, "after"])],
+        "openai",
+        model=AUDIO_MODEL,
+        max_audio_seconds=2.0,
+    )
+    content = message.content
+    assert getattr(content[0], "text", None) == "before"
+    assert getattr(content[-1], "text", None) == "after"
+    middle = content[1:-1]
+    labels, chunks = middle[0::2], middle[1::2]
+    assert all(isinstance(label, TextBlock) for label in labels)
+    assert all(isinstance(chunk, AudioBlock) for chunk in chunks)
+    assert len(chunks) == 3  # 4.5 s in chunks of at most 2 s
+    start = 0.0
+    for number, (label, chunk) in enumerate(zip(labels, chunks, strict=True), 1):
+        assert isinstance(label, TextBlock)
+        assert isinstance(chunk, AudioBlock)
+        seconds = decoded(chunk.read())[0]
+        assert seconds <= 2.0 + 0.03
+        minutes, rest = divmod(start, 60)
+        assert f"part {number}/3, {int(minutes)}:{rest:04.1f} to " in label.text
+        start += seconds
+    assert start == pytest.approx(total, abs=0.1)
+    entry = report.blocks[0]
+    assert [change.kind for change in entry.changes] == ["transcoded", "split"]
+    assert len(entry.replaced_by) == 6
+
+
+def test_splitting_can_be_forbidden() -> None:
+    note = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
+    with pytest.raises(DoesNotFitError, match="allow_split=False") as caught:
+        prepare(
+            [UserMessage(content=[note])],
+            "openai",
+            model=AUDIO_MODEL,
+            max_audio_seconds=2.0,
+            allow_split=False,
+        )
+    assert "voice-note.webm" in caught.value.problems[0]
+
+
+def test_raise_strategy_and_providers_without_audio_refuse() -> None:
+    note = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
+    with pytest.raises(DoesNotFitError, match="takes audio as audio/mpeg, audio/wav"):
+        prepare([UserMessage(content=[note])], "openai", model=AUDIO_MODEL, audio="raise")
+    for provider in ("anthropic", "openai-responses", "ollama"):
+        with pytest.raises(DoesNotFitError, match="takes no audio input"):
+            prepare([UserMessage(content=[note])], provider)
+    with pytest.raises(InvalidOptionError):
+        prepare([UserMessage(content=[note])], "gemini", audio="transcode")  # type: ignore[arg-type]
+
+
+def test_each_provider_gets_a_type_it_lists() -> None:
+    wma = AudioBlock.from_path(TESTDATA / "audio/wmav2.wma")
+    for provider in ("gemini", "bedrock", "mistral"):
+        (message,) = prepare([UserMessage(content=[wma])], provider)
+        (result,) = message.content
+        assert isinstance(result, AudioBlock)
+        assert result.mime_type == "audio/mpeg", provider
+    webm = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
+    (message,) = prepare([UserMessage(content=[webm])], "bedrock")  # Bedrock takes WebM
+    assert message.content[0] is webm
+
+
+@pytest.mark.parametrize(
+    "path", ["bad/fake-mp3-sync.mp3", "bad/random.bin", "bad/truncated-ftyp-only.mp4"]
+)
+def test_undecodable_input_is_a_decode_error_naming_it(path: str) -> None:
+    with pytest.raises(DecodeError, match="the-block"):
+        convert_audio(
+            read(path), AudioTarget(frozenset({"audio/mpeg"})), mime_type="x", what="the-block"
+        )
+
+
+def test_a_truncated_recording_in_prepare_names_the_block() -> None:
+    head = read("audio/voice-memo.m4a")[:200]
+    block = AudioBlock.from_bytes(head, "audio/mp4", filename="cut.m4a")
+    with pytest.raises(DoesNotFitError) as caught:
+        prepare([UserMessage(content=[block])], "openai", model=AUDIO_MODEL)
+    assert "AudioBlock(200 bytes in memory, audio/mp4)" in caught.value.problems[0]
+
+
+SEEDS = [read("audio/voice-note.webm"), read("audio/sample.m4a"), read("audio/sample.flac")]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.sampled_from(SEEDS),
+    cut=st.integers(min_value=0, max_value=20_000),
+    flips=st.lists(st.tuples(st.integers(0, 20_000), st.integers(0, 255)), max_size=8),
+)
+def test_mutated_audio_raises_only_library_errors(
+    seed: bytes, cut: int, flips: list[tuple[int, int]]
+) -> None:
+    data = bytearray(seed[: max(cut, 1)])
+    for offset, value in flips:
+        if data:
+            data[offset % len(data)] = value
+    target = AudioTarget(frozenset({"audio/wav", "audio/mpeg"}), max_total_seconds=30)
+    try:
+        result: Any = convert_audio(bytes(data), target, mime_type="x", what="mutant")
+    except MediaBlocksError:
+        return
+    assert all(detect_mime(piece.data) in {"audio/mpeg", "audio/wav"} for piece in result.pieces)
