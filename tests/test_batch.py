@@ -121,6 +121,9 @@ def test_bedrock_lines_in_converse_and_anthropic_form(tmp_path: Path) -> None:
     assert base64.b64decode(image["source"]["bytes"]) == png
 
     mb.write_batch(requests, "bedrock", path, bedrock_format="anthropic", max_tokens=100)
+    same = tmp_path / "same.jsonl"
+    mb.write_batch(requests, "anthropic-bedrock", same, max_tokens=100)
+    assert _lines(same) == _lines(path)
     for line in _lines(path):
         body = line["modelInput"]
         assert body["anthropic_version"] == "bedrock-2023-05-31"
