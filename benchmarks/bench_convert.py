@@ -1,11 +1,13 @@
 """Conversion in `prepare` against the command-line tools doing the same job, in one run.
 
 Each row of ``CASES`` converts one synthetic input with mediablocks and with a command-line
-baseline using the same codec settings; the ratio is mediablocks' median time over the
-baseline's (the baseline includes its process start, as a caller shelling out would pay it).
-Peak memory is measured in a fresh process per case: the growth of the peak resident set size
-during one conversion (``ru_maxrss``, which sees FFmpeg's C allocations), shown in MiB and as a
-multiple of the output's size. Inputs of two lengths show memory does not grow with the input.
+baseline using the same codec settings; the ratios are mediablocks' median wall and CPU time
+over the baseline's (the baseline includes its process start, as a caller shelling out would
+pay it). On a shared machine compare CPU time: wall time also counts waiting for a core.
+Peak memory is measured in a fresh process per case: the growth of the resident set size during
+one conversion (sampled every millisecond from /proc, so FFmpeg's C allocations count), shown in
+MiB and as a multiple of the output's size. Inputs of two lengths show memory does not grow
+with the input.
 
 A baseline whose tool is not on PATH is skipped with a note. To add a case (say, PDF pages
 against ``pdftoppm``), append a `ConvertCase` to ``CASES``: a name, a function making the input
@@ -26,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -133,10 +136,10 @@ def ours_audio(data: bytes) -> int:
     return sum(len(piece.data) for piece in result.pieces)
 
 
-def ours_frames(data: bytes) -> int:
+def ours_frames(data: bytes, interval: float | None = 1.0) -> int:
     from mediablocks.convert.video import sample_frames
 
-    sampled = sample_frames(data, what="bench", max_frames=30, interval=1.0, max_side=640)
+    sampled = sample_frames(data, what="bench", max_frames=30, interval=interval, max_side=640)
     return sum(len(frame.data) for frame in sampled.frames)
 
 
@@ -162,6 +165,8 @@ CASES: list[ConvertCase] = [
             "libmp3lame",
             "-b:a",
             "64k",
+            "-compression_level",
+            "7",
             "-ar",
             "48000",
             "-ac",
@@ -185,6 +190,8 @@ CASES: list[ConvertCase] = [
             "libmp3lame",
             "-b:a",
             "64k",
+            "-compression_level",
+            "7",
             "-ar",
             "48000",
             "-ac",
@@ -271,7 +278,14 @@ def _peak_in_child(case_index: int, source: Path) -> dict[str, float]:
     return result
 
 
+def _rss() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * resource.getpagesize()
+
+
 def _memory_child(case_index: int, source: str) -> None:
+    """Peak resident memory above the start, sampled every millisecond during one conversion
+    (sees FFmpeg's C allocations, which tracemalloc does not). Linux only (/proc)."""
     case = CASES[case_index]
     data = Path(source).read_bytes()
     # Imports are not the conversion's memory.
@@ -280,29 +294,59 @@ def _memory_child(case_index: int, source: str) -> None:
     import mediablocks.convert.audio
     import mediablocks.convert.video  # noqa: F401
 
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    size = case.ours(data)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"growth": after - before, "output": size}))
+    before = _rss()
+    peak = before
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _rss())
+            time.sleep(0.001)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        size = case.ours(data)
+    finally:
+        done.set()
+        sampler.join()
+    peak = max(peak, _rss())
+    print(json.dumps({"growth": peak - before, "output": size}))
 
 
-def _median_time(run: Callable[[], object], rounds: int) -> float:
-    times = []
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _median_cost(run: Callable[[], object], rounds: int, who: int) -> tuple[float, float]:
+    """Median wall time and median CPU time (user + system, all threads; ``who`` is
+    RUSAGE_SELF for in-process work, RUSAGE_CHILDREN for a command). CPU time is what to
+    compare on a shared machine, where waiting for a core inflates wall time at random."""
+    walls, cpus = [], []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu(who)
         run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu(who) - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def _row(
-    case: ConvertCase, size: int, ours: float, baseline: float | None, memory: dict[str, float]
+    case: ConvertCase,
+    size: int,
+    ours: tuple[float, float],
+    baseline: tuple[float, float] | None,
+    memory: dict[str, float],
 ) -> str:
-    line = f"| {case.name} | {size / 1024:,.0f} KiB | {ours * 1000:,.0f} ms | "
+    line = f"| {case.name} | {size / 1024:,.0f} KiB | "
+    line += f"{ours[0] * 1000:,.0f} / {ours[1] * 1000:,.0f} ms | "
     if baseline is None:
         line += f"({case.tool} not on PATH) | - | "
     else:
-        line += f"{baseline * 1000:,.0f} ms | {ours / baseline:.2f}x | "
+        line += f"{baseline[0] * 1000:,.0f} / {baseline[1] * 1000:,.0f} ms | "
+        line += f"{ours[0] / baseline[0]:.2f}x / {ours[1] / baseline[1]:.2f}x | "
     growth, output = memory["growth"], memory["output"]
     return line + (
         f"{growth / MiB:.1f} MiB | {growth / max(output, 1):.1f}x of {output / 1024:,.0f} KiB |"
@@ -318,7 +362,10 @@ def main() -> None:
     if args.memory_child:
         _memory_child(int(args.memory_child[0]), args.memory_child[1])
         return
-    print("| case | input | mediablocks | CLI baseline | ratio | peak RSS growth | x output |")
+    print(
+        "| case | input | mediablocks wall / CPU | CLI wall / CPU | ratio wall / CPU "
+        "| peak RSS growth | x output |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-convert-") as folder:
         base = Path(folder)
@@ -329,7 +376,9 @@ def main() -> None:
             case.make(source)
             data = source.read_bytes()
             case.ours(data)  # warm-up
-            ours = _median_time(functools.partial(case.ours, data), args.rounds)
+            ours = _median_cost(
+                functools.partial(case.ours, data), args.rounds, resource.RUSAGE_SELF
+            )
             baseline = None
             if shutil.which(case.tool):
                 out = base / f"out{index}"
@@ -337,7 +386,7 @@ def main() -> None:
                 command = case.baseline(source, out)
                 subprocess.run(command, check=True)  # warm-up (page cache)
                 run = functools.partial(subprocess.run, command, check=True)
-                baseline = _median_time(run, args.rounds)
+                baseline = _median_cost(run, args.rounds, resource.RUSAGE_CHILDREN)
             memory = _peak_in_child(index, source)
             print(_row(case, len(data), ours, baseline, memory), flush=True)
     print(f"\n{os.cpu_count()} CPUs; median of {args.rounds} rounds; inputs synthesised with PyAV.")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageChops, ImageStat
 
 from mediablocks import estimate_tokens
 from mediablocks.blocks import TextBlock, ToolCallBlock, ToolResultBlock
@@ -36,18 +37,24 @@ STAMP = re.compile(r"^\[video phone-h264-aac\.mp4, frame (\d+)/(\d+) at (\d+):(\
 
 
 def streams(data: bytes) -> dict[str, tuple[str, float]]:
-    """Each stream type's codec and decoded duration (the last frame's end), by decoding."""
-    found: dict[str, tuple[str, float]] = {}
+    """Each stream type's codec and decoded duration (first frame's start to last frame's end),
+    by decoding every frame, one fresh container per stream (some demuxers cannot seek)."""
     with av.open(io.BytesIO(data)) as container:
-        for stream in container.streams:
-            end = 0.0
+        kinds = [stream.type for stream in container.streams if stream.type in ("audio", "video")]
+    found: dict[str, tuple[str, float]] = {}
+    for kind in kinds:
+        with av.open(io.BytesIO(data)) as container:
+            stream = container.streams.get(**{kind: 0})[0]
+            first, end = None, 0.0
             for frame in container.decode(stream):
-                length = frame.samples / frame.sample_rate if stream.type == "audio" else 0.0
+                if frame.time is None:
+                    continue
+                length = frame.samples / frame.sample_rate if kind == "audio" else 0.0
+                first = float(frame.time) if first is None else first
                 end = max(end, float(frame.time) + length)
-            if stream.type == "video":
-                end += 1 / float(stream.average_rate)
-            found[stream.type] = (stream.codec_context.name, end)
-            container.seek(0)
+            if kind == "video":
+                end += 1 / float(stream.average_rate or 25)
+            found[kind] = (stream.codec_context.name, end - (first or 0.0))
     return found
 
 
@@ -249,3 +256,56 @@ def test_the_wall_time_budget_and_bad_budgets_are_refused() -> None:
         prepare([UserMessage(content=[video])], "anthropic", max_frames=0)
     with pytest.raises(InvalidOptionError, match="frame_interval"):
         prepare([UserMessage(content=[video])], "anthropic", frame_interval=-1.0)
+    with pytest.raises(InvalidOptionError, match="max_frames"):
+        prepare([UserMessage(content=[video])], "anthropic", max_frames=2.5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidOptionError, match="time_budget"):
+        prepare([UserMessage(content=[video])], "anthropic", time_budget="1")  # type: ignore[arg-type]
+
+
+def test_a_video_url_not_read_says_how_to_get_frames() -> None:
+    video = VideoBlock.from_url("https://example.com/clip.mp4")
+    with pytest.raises(DoesNotFitError, match="read_urls=True lets prepare fetch it"):
+        prepare([UserMessage(content=[video])], "anthropic")
+
+
+def _turned(data: bytes) -> bytes:
+    """The video with its first track's display matrix set to a 90 degree turn, as a phone
+    writes for a video held sideways (the same patch as the probe's rotation test)."""
+    patched = bytearray(data)
+    tkhd = patched.index(b"tkhd") - 4
+    size = struct.unpack(">I", patched[tkhd : tkhd + 4])[0]
+    matrix = tkhd + size - 8 - 36
+    patched[matrix : matrix + 16] = struct.pack(">iiii", 0, 0x10000, 0, -0x10000)
+    return bytes(patched)
+
+
+def test_frames_and_transcodes_of_a_turned_video_come_out_upright() -> None:
+    turned = _turned(PHONE.read_bytes())
+    (frame,) = sample_frames(turned, what="turned", max_frames=1).frames
+    (plain,) = sample_frames(PHONE.read_bytes(), what="plain", max_frames=1).frames
+    with Image.open(io.BytesIO(frame.data)) as upright, Image.open(io.BytesIO(plain.data)) as raw:
+        assert upright.size == (256, 144)
+        # The display matrix turns the stored picture 90 degrees clockwise.
+        expected = raw.convert("L").transpose(Image.Transpose.ROTATE_270)
+        difference = ImageChops.difference(upright.convert("L"), expected)
+        assert ImageStat.Stat(difference).mean[0] < 8
+    video = transcode_video(turned, mime_type="video/mp4", what="turned")
+    with av.open(io.BytesIO(video.data)) as container:
+        first = next(container.decode(video=0))
+        assert (first.width, first.height) == (256, 144)
+    assert [change.kind for change in video.changes] == ["transcoded", "rotated"]
+
+
+VIDEOS = sorted((TESTDATA / "video").iterdir())
+
+
+@pytest.mark.parametrize("path", VIDEOS, ids=lambda p: p.name)
+def test_every_testdata_video_transcodes_and_samples(path: Path) -> None:
+    data = path.read_bytes()
+    video = transcode_video(data, mime_type="video/x-test", what=path.name)
+    found = streams(video.data)
+    assert found["video"][0] == "h264"
+    assert found["video"][1] == pytest.approx(streams(data)["video"][1], abs=0.1)
+    sampled = sample_frames(data, what=path.name, max_frames=2)
+    assert 1 <= len(sampled.frames) <= 2
+    assert [f.time for f in sampled.frames] == sorted(f.time for f in sampled.frames)

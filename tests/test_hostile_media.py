@@ -209,3 +209,19 @@ def test_a_check_that_cannot_parse_its_bytes_says_nothing() -> None:
         for end in range(0, 2048, 7):
             answer = mb.detect_mime(data[:end])
             assert answer is None or "/" in answer
+
+
+@pytest.mark.parametrize("error", [struct.error("bad"), EOFError(), KeyError(3), IndexError()])
+def test_a_check_that_raises_is_a_no_match_and_the_next_check_answers(
+    error: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mediablocks.mime import detect
+
+    def broken(head: bytes, window: memoryview, truncated: bool) -> str | None:
+        raise error
+
+    png = _read("image/rgb.png")
+    table = list(detect._BY_FIRST_BYTE)
+    table[png[0]] = (broken, *table[png[0]])
+    monkeypatch.setattr(detect, "_BY_FIRST_BYTE", tuple(table))
+    assert mb.detect_mime(png) == "image/png"

@@ -10,6 +10,7 @@ import tarfile
 import tracemalloc
 import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,6 +86,17 @@ PUBLIC = {
 @pytest.mark.parametrize(("name", "expected"), sorted(PUBLIC.items()))
 def test_public_fixture(name: str, expected: str) -> None:
     assert detect_mime((PUBLIC_TESTDATA / name).read_bytes()) == expected
+
+
+def test_the_suite_reads_only_files_inside_the_repository() -> None:
+    # A fresh clone has no sibling folders: the public fixtures travel with their MIT notice.
+    assert PUBLIC_TESTDATA.resolve().is_relative_to(TESTDATA.resolve())
+    assert "MIT License" in (PUBLIC_TESTDATA / "LICENSE").read_text()
+    assert all(f"public/{name}" in MANIFEST for name in PUBLIC)
+    outside = ("testdata" + "-public", "ROOT" + ".parent")  # spelled so as not to match here
+    for source in Path(__file__).resolve().parent.rglob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        assert not any(path in text for path in outside), source
 
 
 # -- ISO-BMFF brands and tracks --------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 
 import mediablocks as mb
 from mediablocks.prepare import PrepareOptions
+
+from .conftest import TESTDATA
 
 # The examples of the issue: NaN turned the download cap off, "5" raised a raw TypeError.
 ISSUE_EXAMPLES = [
@@ -172,3 +175,28 @@ def test_register_signature_checks_its_numbers(keywords: dict[str, Any], name: s
         mb.register_signature("application/x-test", prefix=b"XY", **keywords)
     with pytest.raises(mb.InvalidOptionError, match="prefix"):
         mb.register_signature("application/x-test", prefix="XY")  # type: ignore[arg-type]
+
+
+_PNG = (TESTDATA / "image" / "rgb.png").read_bytes()
+_MESSAGES = [mb.UserMessage(content=[mb.TextBlock(text="hi")])]
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda value: mb.image_tokens(value, 10, "anthropic"), "image_tokens.width"),
+        (lambda value: mb.image_tokens(10, value, "openai"), "image_tokens.height"),
+        (lambda value: mb.trim_messages(_MESSAGES, value), "trim_messages.max_tokens"),
+        (
+            lambda value: mb.prepare_block(
+                mb.ImageBlock.from_bytes(_PNG), "anthropic", image_count=value
+            ),
+            "prepare_block.image_count",
+        ),
+        (lambda value: mb.dump_messages(_MESSAGES, indent=value), "dump_messages.indent"),
+    ],
+)
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "5", -1, 2.5, [3]], ids=repr)
+def test_numeric_keywords_of_public_functions_are_checked(call: Any, name: str, value: Any) -> None:
+    with pytest.raises(mb.InvalidOptionError, match=re.escape(name)):
+        call(value)

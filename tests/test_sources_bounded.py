@@ -319,7 +319,7 @@ def test_a_cancelled_leader_hands_the_read_to_a_waiter(
 
 def test_a_path_is_opened_once_by_sixteen_threads(tmp_path: Path) -> None:
     data = make_png((300, 300)) + os.urandom(4 * 1024 * 1024)
-    path = tmp_path / "shared.png"
+    path = tmp_path / "one-file.png"
     path.write_bytes(data)
     opened: list[str] = []
     watching = True
@@ -336,3 +336,21 @@ def test_a_path_is_opened_once_by_sixteen_threads(tmp_path: Path) -> None:
         watching = False
     assert results == [data] * 16
     assert len(opened) == 1
+
+
+def test_blocks_deep_copy_and_pickle_with_their_bytes_and_fresh_locks(tmp_path: Path) -> None:
+    import copy
+    import pickle
+
+    path = tmp_path / "photo.png"
+    path.write_bytes(make_png((9, 9)))
+    read = mb.ImageBlock.from_path(path)
+    read.read()
+    history = [mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png()), read])]
+    for clone in (copy.deepcopy(history), pickle.loads(pickle.dumps(history))):
+        assert clone == history
+        copied = clone[0].content[1]
+        assert isinstance(copied, mb.ImageBlock)
+        assert copied.loaded
+        assert copied.read() == read.read()
+        assert _run_threads(4, copied.read) == [read.read()] * 4  # its own, working locks

@@ -30,8 +30,8 @@ def check_size(owner: str, name: str, value: Any, *, optional: bool = False) -> 
     if value is None and optional:
         return
     if not _is_int(value) or value <= 0:
-        what = "a positive int" + (" or None" if optional else "")
-        raise InvalidOptionError(f"{owner}.{name} must be {what}, got {_shown(value)}")
+        what = "an int" + (" or None" if optional else "")
+        raise InvalidOptionError(f"{owner}.{name} must be positive ({what}), got {_shown(value)}")
 
 
 def check_count(owner: str, name: str, value: Any) -> None:

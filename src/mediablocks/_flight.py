@@ -15,7 +15,7 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 
-__all__ = ["Loader"]
+__all__ = ["FreshLock", "Loader"]
 
 
 class _Flight:
@@ -52,6 +52,30 @@ def _resolve(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
+class FreshLock:
+    """A lock guarding a cache, which copies and pickles as a new, unlocked lock.
+
+    A source's locks are not part of its value: `copy.deepcopy` and `pickle` of a block (and of the
+    messages holding it) must work, and a copy must not share a lock with its original.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> FreshLock:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> FreshLock:
+        return FreshLock()
+
+    def __reduce__(self) -> tuple[type[FreshLock], tuple[()]]:
+        return (FreshLock, ())
+
+
 class Loader:
     """Loads bytes once per flight and hands them to every concurrent caller.
 
@@ -62,6 +86,12 @@ class Loader:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._flight: _Flight | None = None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Loader:
+        return Loader()  # a copy has no read in flight
+
+    def __reduce__(self) -> tuple[type[Loader], tuple[()]]:
+        return (Loader, ())
 
     def _join(self, is_async: bool) -> tuple[_Flight, bool]:
         with self._lock:

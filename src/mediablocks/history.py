@@ -15,6 +15,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from ._checks import check_count
 from .blocks import (
     Block,
     RawBlock,
@@ -313,6 +314,7 @@ def trim_messages(
     from its results: an assistant turn with tool calls and the tool messages answering it are
     kept or dropped together. ``counter`` replaces `count_tokens` (say, a real tokenizer).
     """
+    check_count("trim_messages", "max_tokens", max_tokens)
     count = counter or (lambda ms: count_tokens(ms, provider, model=model))
     system = [m for m in messages if isinstance(m, SystemMessage)] if keep_system else []
     rest = [m for m in messages if not (keep_system and isinstance(m, SystemMessage))]

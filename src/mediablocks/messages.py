@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from ._checks import check_count
 from .blocks import (
     Block,
     ContentBlock,
@@ -409,6 +410,8 @@ _FORMAT_NAME = "mediablocks.messages"
 
 def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> str:
     """A versioned JSON document holding the messages, media bytes inline as base64."""
+    if indent is not None:
+        check_count("dump_messages", "indent", indent)
     body = _MESSAGES.dump_json(list(messages), indent=indent).decode("utf-8")
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 

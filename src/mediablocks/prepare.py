@@ -130,11 +130,13 @@ class PrepareOptions:
             raise InvalidOptionError(f"audio={self.audio!r}: 'convert' or 'raise'")
         if self.video not in ("convert", "frames", "raise"):
             raise InvalidOptionError(f"video={self.video!r}: 'convert', 'frames' or 'raise'")
-        if self.max_frames < 1:
-            raise InvalidOptionError(f"max_frames={self.max_frames!r}: at least 1")
+        frames = self.max_frames
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise InvalidOptionError(f"max_frames={frames!r}: a whole number, at least 1")
         for name in ("frame_interval", "max_audio_seconds", "max_video_seconds", "time_budget"):
             value = getattr(self, name)
-            if value is not None and not value > 0:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if value is not None and not (number and value > 0):
                 raise InvalidOptionError(f"{name}={value!r}: a positive number of seconds")
         # Checked here, so `prepare`'s keywords are too: "5", NaN or True never reach a limit.
         for name in ("optimal_size", "strip_metadata", "convert", "read_urls", "allow_split"):
@@ -328,6 +330,7 @@ def prepare_block(
     also `DoesNotFitError` when the block would become several (video frames, audio chunks):
     `prepare` splices those in.
     """
+    check_size("prepare_block", "image_count", image_count)
     limits = limits_for(provider, model)
     options = PrepareOptions(
         optimal_size=optimal_size,
@@ -511,7 +514,16 @@ class _Preparation:
         kind = _kind(block)
         if not self.readable(block):
             if not self.limits.types_for(kind):
-                self.problems.append(f"{slot.where}: {self.limits.provider} takes no {kind} input")
+                hint = _needed(kind)
+                if (
+                    kind == "video"
+                    and self.limits.image_types
+                    and isinstance(block.source, URLSource)
+                ):
+                    hint = " (read_urls=True lets prepare fetch it and send frames)"
+                self.problems.append(
+                    f"{slot.where}: {self.limits.provider} takes no {kind} input{hint}"
+                )
             return
         try:
             data = block.read(self.options.policy)

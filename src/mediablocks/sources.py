@@ -11,14 +11,13 @@ read yet. A file is read only if it is a regular file of at most ``FetchPolicy.m
 from __future__ import annotations
 
 import os
-import threading
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from ._checks import check_size
 from ._files import read_capped, read_window
-from ._flight import Loader
+from ._flight import FreshLock, Loader
 from .datauri import b64decode, b64encode, data_uri_prefix
 from .errors import PathNotAllowedError, SourceError
 from .mime import HEADER_WINDOW
@@ -43,8 +42,8 @@ class _BaseSource(BaseModel):
     _base64: str | None = PrivateAttr(default=None)
     _data_uri: str | None = PrivateAttr(default=None)
     _hint: str | None = PrivateAttr(default=None)
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-    _loader: Loader = PrivateAttr(default_factory=Loader)
+    _lock: FreshLock = PrivateAttr(default_factory=FreshLock)
+    _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
 
     def __eq__(self, other: object) -> bool:
         # Fields only: the read cache and lock are not part of a source's identity. Bytes in
@@ -100,14 +99,23 @@ class _BaseSource(BaseModel):
 
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         """The whole media as bytes, resolved once and cached; concurrent calls share one read."""
-        return self._loader.load(lambda: self._data, lambda: self._load(policy), self._store)
+        return self._flights().load(lambda: self._data, lambda: self._load(policy), self._store)
 
     async def aread(self, policy: FetchPolicy | None = None) -> bytes:
         """`read` for asyncio code; only URL sources do real async I/O. Concurrent calls (async or
         from threads) share one read."""
-        return await self._loader.aload(
+        return await self._flights().aload(
             lambda: self._data, lambda: self._aload(policy), self._store
         )
+
+    def _flights(self) -> Loader:
+        loader = self._loader
+        if loader is None:
+            with self._lock:
+                if self._loader is None:
+                    self._loader = Loader()
+                loader = self._loader
+        return loader
 
     def _load(self, policy: FetchPolicy | None) -> bytes:
         """Read the bytes from where they live (no caching: `read` does that)."""

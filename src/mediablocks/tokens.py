@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ._checks import check_size
 from .blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from .errors import (
     DecodeError,
-    InvalidOptionError,
     MediaBlocksError,
     SourceError,
     UnsupportedBlockError,
@@ -110,8 +110,8 @@ def image_tokens(
     ``media_resolution`` is Gemini 3's level (``"low"``, ``"medium"``, ``"high"``,
     ``"ultra_high"``). Both are ignored where they do not apply.
     """
-    if width <= 0 or height <= 0:
-        raise InvalidOptionError(f"image size must be positive, got {width}x{height}")
+    check_size("image_tokens", "width", width)  # a positive int: not NaN, "5" or True
+    check_size("image_tokens", "height", height)
     formula = provider_entry(provider).token_formula()
     return formula.image(width, height, model, detail, media_resolution)
 

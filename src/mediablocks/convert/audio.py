@@ -37,6 +37,9 @@ claim hours of silence: the output, not the input, must stay bounded)."""
 
 _MP3_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 _SPEECH_RATE = 16000
+_MP3_SPEED = "7"
+"""LAME's quality/speed level (0 best, 9 fastest): 7 is about twice as fast as the default and
+loses nothing a speech or music model hears at these bitrates."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +212,8 @@ class _PieceWriter:
     def __init__(self, av: Any, fmt: _Format, rate: int, channels: int) -> None:
         self.buffer = io.BytesIO()
         self.output = av.open(self.buffer, mode="w", format=fmt.container)
-        self.stream = self.output.add_stream(fmt.codec, rate=rate)
+        options = {"compression_level": _MP3_SPEED} if fmt.codec == "libmp3lame" else {}
+        self.stream = self.output.add_stream(fmt.codec, rate=rate, options=options)
         self.stream.layout = "mono" if channels == 1 else "stereo"
         if fmt.codec == "libmp3lame":
             self.stream.bit_rate = fmt.bit_rate(rate, channels)

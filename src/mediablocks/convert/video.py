@@ -200,11 +200,42 @@ def sample_frames(
     return SampledVideo(tuple(frames), duration, width, height, codec, has_audio)
 
 
+_TURNS = {90: "ROTATE_90", 180: "ROTATE_180", 270: "ROTATE_270"}
+
+
+def _quarter_turns(frame: Any) -> int:
+    """The frame's display rotation (a phone's portrait video is stored landscape with a display
+    matrix): 0, 90, 180 or 270 degrees counter-clockwise."""
+    try:
+        degrees = round(float(getattr(frame, "rotation", 0) or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    turn = degrees % 360
+    return turn if turn in _TURNS else 0
+
+
+def _upright(image: Any, turn: int) -> Any:
+    if not turn:
+        return image
+    from PIL import Image
+
+    return image.transpose(getattr(Image.Transpose, _TURNS[turn]))
+
+
 def _jpeg(frame: Any, time: float, size: tuple[int, int], quality: int) -> Frame:
-    image = frame.to_image(width=size[0], height=size[1])
+    image = _upright(frame.to_image(width=size[0], height=size[1]), _quarter_turns(frame))
     buffer = io.BytesIO()
     image.convert("RGB").save(buffer, "JPEG", quality=quality, optimize=True)
     return Frame(buffer.getvalue(), max(time, 0.0), image.width, image.height)
+
+
+def _first_turn(data: bytes, what: str) -> int:
+    """The display rotation of the first decodable frame (0 when none decodes)."""
+    container = open_input(data, what)
+    with decoding(what), container:
+        for frame in container.decode(_video_stream(container, what)):
+            return _quarter_turns(frame)
+    return 0
 
 
 def needs_transcode(data: bytes, mime_type: str, accepted: frozenset[str], what: str) -> str | None:
@@ -239,9 +270,10 @@ def transcode_video(
     `DoesNotFitError`. ``max_seconds``: the video is cut there (reported as a change).
     """
     deadline = deadline or Deadline(None, what)
+    turn = _first_turn(data, what)
     for side, crf in zip(_TRANSCODE_SIDES, _TRANSCODE_CRF, strict=True):
         result = _transcode_once(
-            data, mime_type, what, side, crf, max_bytes, max_seconds, max_pixels, deadline
+            data, mime_type, what, side, crf, turn, max_bytes, max_seconds, max_pixels, deadline
         )
         if result is not None:
             return result
@@ -257,6 +289,7 @@ def _transcode_once(
     what: str,
     side: int,
     crf: int,
+    turn: int,
     max_bytes: int | None,
     max_seconds: float | None,
     max_pixels: int | None,
@@ -271,7 +304,8 @@ def _transcode_once(
         width, height = source.codec_context.width, source.codec_context.height
         _check_pixels(width, height, max_pixels, what)
         source.thread_type = "AUTO"
-        out_w, out_h = (2 * max(1, n // 2) for n in _fitted_size(width, height, side))
+        scaled_w, scaled_h = (2 * max(1, n // 2) for n in _fitted_size(width, height, side))
+        out_w, out_h = (scaled_h, scaled_w) if turn in (90, 270) else (scaled_w, scaled_h)
         rate = Fraction(source.average_rate or 25).limit_denominator(1001)
         output = av.open(buffer, mode="w", format="mp4")
         video = output.add_stream(codec, rate=rate)
@@ -300,7 +334,11 @@ def _transcode_once(
                 if max_seconds is not None and time is not None and time >= max_seconds:
                     continue
                 if packet.stream is source:
-                    picture = frame.reformat(width=out_w, height=out_h, format="yuv420p")
+                    if turn:  # turned upright through Pillow: only rotated videos pay for it
+                        image = _upright(frame.to_image(width=scaled_w, height=scaled_h), turn)
+                        picture = av.VideoFrame.from_image(image).reformat(format="yuv420p")
+                    else:
+                        picture = frame.reformat(width=out_w, height=out_h, format="yuv420p")
                     picture.pts = count
                     picture.time_base = 1 / rate
                     count += 1
@@ -339,6 +377,8 @@ def _transcode_once(
             f"{out_w}x{out_h}{', AAC' if audio is not None else ''}) with PyAV",
         )
     ]
+    if turn:
+        changes.append(Change("rotated", f"turned upright ({turn} degrees counter-clockwise)"))
     if max_seconds is not None and duration is not None and duration > max_seconds:
         changes.append(Change("trimmed", f"cut at {max_seconds:g} s of {duration:.1f} s"))
     return TranscodedVideo(payload, "video/mp4", tuple(changes), seconds)

@@ -5,6 +5,9 @@ in the module of its format family."""
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 from . import signatures
 from ._common import _HEAD_SIZE, HEADER_WINDOW, _Check
 from .archives import _archive, _filetype_extras, _tar
@@ -80,6 +83,18 @@ def _index_by_first_byte() -> tuple[tuple[_Check, ...], ...]:
 _BY_FIRST_BYTE = _index_by_first_byte()
 
 
+_UNPARSABLE = (
+    ValueError,  # UnicodeDecodeError and json's errors too
+    LookupError,  # IndexError, KeyError
+    OverflowError,
+    RecursionError,
+    EOFError,
+    struct.error,
+    zlib.error,
+)
+"""What a built-in check may raise on bytes it cannot parse: for detection, a no-match."""
+
+
 def _as_bytes_view(view: memoryview) -> memoryview:
     """A flat unsigned-byte view of any buffer; copies only a strided one (its window, if 1-D)."""
     if view.c_contiguous:
@@ -115,7 +130,7 @@ def detect_mime(data: bytes | bytearray | memoryview) -> str | None:
     for check in _BY_FIRST_BYTE[head[0]]:
         try:
             mime = check(head, window, truncated)
-        except (ValueError, IndexError, LookupError, OverflowError, RecursionError):
+        except _UNPARSABLE:
             continue  # bytes a check cannot parse say nothing to it (never an error to the caller)
         if mime is not None:
             return mime

@@ -347,7 +347,12 @@ def dump_args(block: ToolCallBlock) -> str:
     """Tool-call arguments as the JSON text OpenAI-style APIs want; invalid ones verbatim."""
     if block.raw_args is not None:
         return block.raw_args
-    return json.dumps(block.args, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return json.dumps(block.args, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:  # a set, bytes, an object, NaN-free circular data...
+        raise UnsupportedBlockError(
+            f"tool call {block.id!r} ({block.name}): its arguments cannot be written as JSON: {exc}"
+        ) from None
 
 
 def is_own_thinking(block: ThinkingBlock, provider: str) -> bool:
