@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mediablocks as mb
 
-from .conftest import check_typed_dict, make_pdf, make_png
+from .conftest import check_typed_dict, make_pdf, make_png, make_wav
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -119,6 +121,9 @@ def test_bedrock_lines_in_converse_and_anthropic_form(tmp_path: Path) -> None:
     assert base64.b64decode(image["source"]["bytes"]) == png
 
     mb.write_batch(requests, "bedrock", path, bedrock_format="anthropic", max_tokens=100)
+    same = tmp_path / "same.jsonl"
+    mb.write_batch(requests, "anthropic-bedrock", same, max_tokens=100)
+    assert _lines(same) == _lines(path)
     for line in _lines(path):
         body = line["modelInput"]
         assert body["anthropic_version"] == "bedrock-2023-05-31"
@@ -180,3 +185,49 @@ def test_bad_input_raises_before_anything_silent(tmp_path: Path) -> None:
         mb.write_batch([one], "openai", tmp_path / "missing" / "b.jsonl")
     with pytest.raises(mb.UnknownProviderError):
         mb.write_batch([one], "nope", path)
+
+
+def test_a_request_that_cannot_be_carried_raises_and_leaves_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl"
+    audio = mb.AudioBlock.from_bytes(make_wav())
+    requests = [[mb.UserMessage.text("fine")], [mb.UserMessage(content=[audio])]]
+    with pytest.raises(mb.UnsupportedBlockError, match="audio"):
+        mb.write_batch(requests, "anthropic", path, model="m", max_tokens=5)
+    assert not path.exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    texts=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=4),
+    provider=st.sampled_from(["openai", "anthropic", "gemini", "bedrock"]),
+    images=st.integers(min_value=0, max_value=2),
+)
+def test_every_line_decodes_back_to_its_request(
+    texts: list[str], provider: str, images: int
+) -> None:
+    """Each line's request body, read back with mb.decode, holds the same texts and image bytes."""
+    pngs = [make_png((4 + n, 3), color=(n * 60, 10, 10)) for n in range(images)]
+    requests = [
+        [
+            mb.UserMessage(
+                content=[mb.TextBlock(text=text), *(mb.ImageBlock.from_bytes(p) for p in pngs)]
+            )
+        ]
+        for text in texts
+    ]
+    out = io.BytesIO()
+    fields = {"model": "m", "max_tokens": 5} if provider in ("openai", "anthropic") else {}
+    mb.write_batch(requests, provider, out, **fields)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(lines) == len(texts)
+    body_key = {
+        "openai": "body",
+        "anthropic": "params",
+        "gemini": "request",
+        "bedrock": "modelInput",
+    }
+    for text, line in zip(texts, lines, strict=True):
+        (message,) = mb.decode(line[body_key[provider]], provider)
+        assert message.text == text
+        got = [b.read() for b in message.content if isinstance(b, mb.ImageBlock)]
+        assert got == pngs

@@ -179,6 +179,8 @@ def test_bedrock_results_converse_and_claude_outputs(tmp_path: Path) -> None:
     results = mb.read_batch_results(path, "bedrock")
     assert [r.message.text if r.message else None for r in results] == ["Teal.", "Navy.", None]
     assert results[2].error == "400: Malformed input request"
+    again = mb.read_batch_results(path, "anthropic-bedrock")
+    assert [r.message.text if r.message else None for r in again] == ["Teal.", "Navy.", None]
 
 
 def test_a_reply_that_cannot_be_decoded_is_a_line_error(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+import mediablocks as mb
 from mediablocks.ray import batch_file_datasink, encode_batch, request_id
 
 from .conftest import make_png, make_wav
@@ -57,6 +58,25 @@ def test_without_prepare_an_unsupported_file_is_a_row_error() -> None:
     assert len(out["id"][0]) == 32  # no path: an id from the bytes
 
 
+def test_prepare_options_reach_prepare() -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (3000, 200), "white").save(buffer, "PNG")
+    batch = {"bytes": [buffer.getvalue()], "path": ["wide.png"]}
+    plain = encode_batch(batch, provider="anthropic", fields=FIELDS)
+    small = encode_batch(
+        batch, provider="anthropic", fields=FIELDS, prepare_options={"optimal_size": True}
+    )
+
+    def width(out: dict[str, Any]) -> int:
+        source = json.loads(out["line"][0])["params"]["messages"][0]["content"][0]["source"]
+        return Image.open(io.BytesIO(base64.b64decode(source["data"]))).size[0]
+
+    assert width(plain) == 3000
+    assert width(small) < 3000
+    with pytest.raises(mb.InvalidOptionError, match="optimal"):
+        encode_batch(batch, provider="anthropic", prepare_options={"optimal": True})
+
+
 def test_paths_only_are_read_by_the_worker(tmp_path: Path) -> None:
     (tmp_path / "x.png").write_bytes(make_png())
     batch = {"path": [str(tmp_path / "x.png"), str(tmp_path / "missing.png")]}
@@ -73,6 +93,18 @@ def test_the_function_and_its_arguments_pickle() -> None:
     fn = pickle.loads(pickle.dumps(partial(encode_batch, provider="openai", fields={"model": "m"})))
     out = fn({"bytes": [make_png()], "path": ["p.png"]})
     assert json.loads(out["line"][0])["url"] == "/v1/chat/completions"
+
+
+def test_importing_the_module_does_not_import_ray() -> None:
+    """The batch functions run without Ray; only batch_file_datasink needs it."""
+    import subprocess
+    import sys
+
+    code = "import sys, mediablocks.ray; print('ray' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "False"
 
 
 def test_request_ids_fit_every_provider() -> None:
@@ -109,16 +141,17 @@ def test_the_pipeline_runs_on_ray(ray_local: Any, tmp_path: Path) -> None:
     ray = ray_local
     folder = tmp_path / "in"
     folder.mkdir()
-    images = {f"img{n}.png": make_png((16 + n, 12), color=(n * 40, 0, 0)) for n in range(4)}
+    images = {f"img{n}.png": make_png((16 + n, 12), color=(n * 40, 0, 0)) for n in range(3)}
     for name, data in images.items():
         (folder / name).write_bytes(data)
     (folder / "voice.wav").write_bytes(make_wav())  # Anthropic takes no audio: a row error
 
-    ds = ray.data.read_binary_files(str(folder), include_paths=True)
+    # One block, one task per stage: the test checks the plumbing, and stays fast.
+    ds = ray.data.read_binary_files(str(folder), include_paths=True, override_num_blocks=1)
     encoded = ds.map_batches(
         encode_batch,
         fn_kwargs={"provider": "anthropic", "prompt": "Describe.", "fields": FIELDS},
-        batch_size=2,
+        batch_size=None,
     ).materialize()  # run once, write twice
     encoded.write_json(str(tmp_path / "rows"))
     encoded.write_datasink(batch_file_datasink(str(tmp_path / "batch")))
@@ -128,7 +161,7 @@ def test_the_pipeline_runs_on_ray(ray_local: Any, tmp_path: Path) -> None:
         for path in sorted((tmp_path / "rows").glob("*.json"))
         for line in path.read_text().splitlines()
     ]
-    assert len(rows) == 5
+    assert len(rows) == 4
     bad = [row for row in rows if row["error"]]
     assert len(bad) == 1
     assert "voice_wav" in bad[0]["id"]
@@ -139,7 +172,7 @@ def test_the_pipeline_runs_on_ray(ray_local: Any, tmp_path: Path) -> None:
         for path in sorted((tmp_path / "batch").glob("*.jsonl"))
         for line in path.read_text().splitlines()
     ]
-    assert len(lines) == 4
+    assert len(lines) == 3
     got = {
         line["custom_id"]: base64.b64decode(
             line["params"]["messages"][0]["content"][1]["source"]["data"]

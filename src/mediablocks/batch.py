@@ -8,8 +8,9 @@ provider               one line
 ``anthropic``          ``{"custom_id", "params"}`` (each line one ``requests`` item of
                        ``client.messages.batches.create``)
 ``gemini``             ``{"key", "request"}`` (a ``GenerateContentRequest``)
-``bedrock``            ``{"recordId", "modelInput"}`` (Converse/Nova body, or Anthropic's with
-                       ``bedrock_format="anthropic"``)
+``bedrock``            ``{"recordId", "modelInput"}`` (the Converse/Nova body)
+``anthropic-bedrock``  ``{"recordId", "modelInput"}`` (Claude's body with ``anthropic_version``;
+                       also ``bedrock`` with ``bedrock_format="anthropic"``)
 =====================  ==========================================================================
 
 Each request is encoded with the same translators as `mb.encode_json`: its media base64 is
@@ -20,6 +21,7 @@ requests is never turned into a list).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Literal
@@ -34,11 +36,17 @@ from .providers._json import write_json
 
 __all__ = ["BATCH_PROVIDERS", "batch_line", "write_batch"]
 
-BATCH_PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+BATCH_PROVIDERS = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "anthropic-bedrock",
+)
 """Providers that take a batch input file."""
 
 _OPENAI_URLS = {"openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses"}
-_BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31"
 _REQUEST_FIELDS = ("tools", "tool_choice", "settings")
 
 
@@ -97,10 +105,11 @@ def batch_line(
     messages, own, request = _split(item, index)
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
-    translate_as = "anthropic" if name == "bedrock" and bedrock_format == "anthropic" else name
-    encoder, _ = translator(translate_as)
+    if name == "bedrock" and bedrock_format == "anthropic":
+        name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
+    encoder, _ = translator(name)
     encoded = encoder(messages, chosen)
-    merged = {**(fields or {}), **_request_fields(request, translate_as), **own}
+    merged = {**(fields or {}), **_request_fields(request, name), **own}
     clashes = sorted(set(merged) & set(encoded))
     if clashes:
         raise InvalidOptionError(
@@ -115,9 +124,7 @@ def batch_line(
         line = {"custom_id": custom_id, "params": body}
     elif name == "gemini":
         line = {"key": custom_id, "request": body}
-    elif name == "bedrock":
-        if bedrock_format == "anthropic":
-            body = {"anthropic_version": _BEDROCK_ANTHROPIC_VERSION, **body}
+    elif name in ("bedrock", "anthropic-bedrock"):
         line = {"recordId": custom_id, "modelInput": body}
     else:
         known = ", ".join(BATCH_PROVIDERS)
@@ -150,6 +157,9 @@ def write_batch(
     (``custom_id`` / ``key`` / ``recordId``); by default ``request-0``, ``request-1``... Ids must
     be unique. ``fields`` go into every request (``model=...``, ``max_tokens=...``); a pair's
     own fields override them. ``path`` is a file path or a binary file object.
+
+    A request that cannot be encoded raises (`UnsupportedBlockError` and the like, naming it);
+    a file this call opened is then removed, so no partial batch file is left to submit.
     """
     name = canonical_provider(provider)
     if name not in BATCH_PROVIDERS:
@@ -191,7 +201,12 @@ def write_batch(
             handle.write(line)
             handle.write(b"\n")
             written.append(custom_id)
-    finally:
-        if owned:
+    except BaseException:
+        if owned:  # no half-written batch file is left behind to be submitted by mistake
             handle.close()
+            with contextlib.suppress(OSError):
+                os.remove(path)  # type: ignore[arg-type]
+        raise
+    if owned:
+        handle.close()
     return written

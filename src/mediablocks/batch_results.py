@@ -109,7 +109,7 @@ def _bedrock(line: dict[str, Any], provider: str) -> _Outcome:
         return None, "line has neither modelOutput nor error"
     if output.get("type") == "message" and "content" in output:  # an Anthropic model's reply
         return _reply(output, "anthropic"), None
-    return _reply(output, provider), None
+    return _reply(output, "bedrock"), None
 
 
 _ID_KEYS = {
@@ -118,6 +118,7 @@ _ID_KEYS = {
     "anthropic": "custom_id",
     "gemini": "key",
     "bedrock": "recordId",
+    "anthropic-bedrock": "recordId",
 }
 _READERS = {
     "openai-chat": _openai,
@@ -125,6 +126,7 @@ _READERS = {
     "anthropic": _anthropic,
     "gemini": _gemini,
     "bedrock": _bedrock,
+    "anthropic-bedrock": _bedrock,
 }
 
 

@@ -29,13 +29,14 @@ mediablocks`` never imports this module.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from .batch import batch_line
 from .blocks import TextBlock
-from .errors import MediaBlocksError
+from .errors import InvalidOptionError, MediaBlocksError
 from .media import media_block
 from .messages import Message, UserMessage
 from .prepare import prepare as prepare_messages
@@ -84,15 +85,21 @@ def encode_batch(
     fields: Mapping[str, Any] | None = None,
     prepare: bool = True,
     model: str | None = None,
+    prepare_options: Mapping[str, Any] | None = None,
     bedrock_format: Literal["converse", "anthropic"] = "converse",
 ) -> dict[str, list[Any]]:
     """One Ray Data batch of files -> one batch-file line per file.
 
     ``batch`` has a ``bytes`` column (file contents) and optionally ``path``; without ``bytes``,
     ``path`` names files every worker can read. ``fields`` go into every request (``model``,
-    ``max_tokens``...). ``prepare`` fits media to ``provider`` (and ``model``) first. A file that
+    ``max_tokens``...). ``prepare`` fits media to ``provider`` (and ``model``) first, with
+    ``prepare_options`` as `mb.prepare`'s keywords (``{"optimal_size": True}``...). A file that
     cannot be read, fitted or carried gets ``line`` None and ``error`` saying why.
     """
+    options = dict(prepare_options or {})
+    unknown = sorted(set(options) - set(inspect.signature(prepare_messages).parameters))
+    if unknown or {"messages", "provider", "model"} & set(options):
+        raise InvalidOptionError(f"encode_batch: prepare_options has unknown key(s) {unknown}")
     paths = _column(batch, "path")
     contents = _column(batch, "bytes")
     count = len(contents if contents is not None else paths or [])
@@ -111,7 +118,7 @@ def encode_batch(
                     data = handle.read()
             messages = _messages(data, path, prompt)
             if prepare:
-                messages = prepare_messages(messages, provider, model=model)
+                messages = prepare_messages(messages, provider, model=model, **options)
             rid = request_id(path, data)
             line = batch_line(
                 messages, provider, rid, fields=chosen, bedrock_format=bedrock_format

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import mimetypes
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -217,8 +218,6 @@ async def aupload(
 
 
 def _extension(mime: str) -> str:
-    import mimetypes
-
     return mimetypes.guess_extension(mime) or ""
 
 
