@@ -45,6 +45,12 @@ DESIGN_NAMES = {
     "validate",
     "estimate_tokens",
     "prepare",
+    "Tool",
+    "Settings",
+    "Request",
+    "decode_request",
+    "encode_request",
+    "encode_response",
 }
 
 

@@ -34,6 +34,7 @@ from .errors import (
     ToolResultMismatchError,
     UnknownProviderError,
     UnsupportedBlockError,
+    UnsupportedSettingError,
 )
 from .fetch import FetchResult, FetchStatusError, afetch, fetch
 from .history import (
@@ -75,10 +76,15 @@ from .mime import detect_mime, mime_kind, normalize_mime, register_signature, un
 from .policy import FetchPolicy, current_policy, use_policy
 from .prepare import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
 from .probe import MediaInfo, probe, probe_bytes
-from .providers import EncodeOptions, decode, encode, encode_json
+from .providers import EncodeOptions, decode, encode, encode_json, encode_with_report
+from .providers._report import Dropped, EncodeReport
+from .request import Request, decode_request, encode_request, encode_response
+from .settings import Settings
+from .stop_reasons import StopReason
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
+from .tools import Tool
 from .validation import HistoryError, Problem, ensure_valid, validate
 
 __all__ = [
@@ -95,7 +101,9 @@ __all__ = [
     "DecodeError",
     "DoesNotFitError",
     "DownloadTooLargeError",
+    "Dropped",
     "EncodeOptions",
+    "EncodeReport",
     "FetchError",
     "FetchPolicy",
     "FetchResult",
@@ -118,18 +126,23 @@ __all__ = [
     "Problem",
     "ProviderLimits",
     "RawBlock",
+    "Request",
+    "Settings",
     "SourceError",
+    "StopReason",
     "StreamAccumulator",
     "SystemMessage",
     "TextBlock",
     "ThinkingBlock",
     "TooLargeError",
+    "Tool",
     "ToolCallBlock",
     "ToolMessage",
     "ToolResultBlock",
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UnsupportedSettingError",
     "Usage",
     "UserMessage",
     "VideoBlock",
@@ -139,10 +152,14 @@ __all__ = [
     "count_tokens",
     "current_policy",
     "decode",
+    "decode_request",
     "detect_mime",
     "dump_messages",
     "encode",
     "encode_json",
+    "encode_request",
+    "encode_response",
+    "encode_with_report",
     "ensure_valid",
     "estimate_tokens",
     "fetch",

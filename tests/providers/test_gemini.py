@@ -829,7 +829,7 @@ def test_a_response_decodes_with_usage_stop_reason_thoughts_and_raw_parts(form: 
     assert reply.provider == "gemini"
     assert reply.model == "gemini-3-pro-preview"
     assert reply.response_id == "resp_9xQ2"
-    assert reply.stop_reason == "STOP"
+    assert reply.provider_stop_reason == "STOP"
     assert reply.usage == mb.Usage(
         input_tokens=1200 + 20,
         output_tokens=80 + 300,
@@ -861,7 +861,7 @@ def test_a_blocked_prompt_decodes_to_an_empty_reply_with_the_reason() -> None:
         {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 7}}
     )
     assert reply.content == []
-    assert reply.stop_reason == "SAFETY"
+    assert reply.provider_stop_reason == "SAFETY"
     assert reply.usage == mb.Usage(input_tokens=7)
 
 
@@ -895,7 +895,7 @@ def test_a_streamed_reply_folds_and_decodes_with_its_signatures() -> None:
         assert reply.text == "Hello"
         assert reply.tool_calls[0].args == {"x": 1}
         assert reply.tool_calls[0].for_provider("gemini") == {"thought_signature": sig("s")}
-        assert reply.stop_reason == "STOP"
+        assert reply.provider_stop_reason == "STOP"
         assert reply.usage == mb.Usage(input_tokens=5, output_tokens=4)
 
 

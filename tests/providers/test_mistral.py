@@ -513,7 +513,7 @@ def test_response_decodes_with_usage_stop_reason_and_raw_chunks(as_sdk: bool) ->
     assert message.provider == "mistral"
     assert message.model == "mistral-small-latest"
     assert message.response_id == "cmpl-e5cc70bb28c444948073e77776eb30ef"
-    assert message.stop_reason == "tool_calls"
+    assert message.provider_stop_reason == "tool_calls"
     assert message.usage == mb.Usage(input_tokens=16, output_tokens=34, cache_read_tokens=4)
     text, raw, call = message.content
     assert text.text == "Let me check."

@@ -303,7 +303,11 @@ RESPONSE = {
 def test_response_dict_decodes_with_usage_stop_reason_and_call_id() -> None:
     [message] = from_ollama(RESPONSE)
     assert isinstance(message, mb.AssistantMessage)
-    assert (message.provider, message.model, message.stop_reason) == ("ollama", "qwen3:8b", "stop")
+    assert (message.provider, message.model, message.provider_stop_reason) == (
+        "ollama",
+        "qwen3:8b",
+        "stop",
+    )
     assert message.usage == mb.Usage(input_tokens=11, output_tokens=18)
     thinking, call = message.content
     assert (thinking.thinking, thinking.provider) == ("The user wants the weather.", "ollama")
@@ -316,7 +320,7 @@ def test_sdk_response_object_decodes() -> None:
     response = ollama.ChatResponse.model_validate(RESPONSE)
     [message] = from_ollama(response)
     assert message.usage == mb.Usage(input_tokens=11, output_tokens=18)
-    assert message.stop_reason == "stop"
+    assert message.provider_stop_reason == "stop"
     # this SDK version drops the server's tool-call id: one is made up, never empty
     [call] = message.tool_calls
     assert call.id.startswith("call_")

@@ -608,7 +608,7 @@ def test_responses_decode_with_usage_and_stop_reason(as_object: bool) -> None:
     payload = ChatCompletion.model_validate(RESPONSE) if as_object else RESPONSE
     (message,) = from_openai_chat(payload)
     assert isinstance(message, mb.AssistantMessage)
-    assert (message.provider, message.model, message.response_id, message.stop_reason) == (
+    assert (message.provider, message.model, message.response_id, message.provider_stop_reason) == (
         "openai-chat",
         "gpt-4o-2024-08-06",
         "chatcmpl-1",

@@ -799,7 +799,7 @@ def test_responses_decode_with_usage_ids_and_every_item(form: str) -> None:
     }[form]
     (message,) = decode(payload, "openai-responses")
     assert isinstance(message, mb.AssistantMessage)
-    assert (message.provider, message.model, message.response_id, message.stop_reason) == (
+    assert (message.provider, message.model, message.response_id, message.provider_stop_reason) == (
         "openai-responses",
         "gpt-5-2025-08-07",
         "resp_123",
@@ -837,7 +837,7 @@ def test_incomplete_responses_say_why() -> None:
         "output": [REASONING],
     }
     (message,) = from_openai_responses(Response.model_validate(response))
-    assert message.stop_reason == "max_output_tokens"  # type: ignore[union-attr]
+    assert message.provider_stop_reason == "max_output_tokens"  # type: ignore[union-attr]
     assert message.metadata["openai-responses"]["status"] == "incomplete"
 
 

@@ -19,8 +19,11 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..blocks import summarize_validation_error
 from ..errors import DecodeError, UnknownProviderError
-from ..messages import Message
+from ..messages import AssistantMessage, CompactionSummaryMessage, Message, UserMessage
 from ..policy import FetchPolicy
+from ..settings import Settings
+from ..stop_reasons import STOP_REASONS, normalize_stop_reason
+from ..tools import Tool
 from ._json import write_json
 from ._options import (
     ALIASES,
@@ -31,6 +34,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
+from ._report import EncodeReport
 
 __all__ = [
     "ALIASES",
@@ -44,6 +48,7 @@ __all__ = [
     "decode",
     "encode",
     "encode_json",
+    "encode_with_report",
     "translator",
 ]
 
@@ -133,13 +138,21 @@ def encode(
     policy: FetchPolicy | None = None,
     thinking: Literal["drop", "text"] = "drop",
     tool_result_media: Literal["error", "user_message"] = "user_message",
+    tools: Sequence[Tool] | None = None,
+    tool_choice: str | None = None,
+    settings: Settings | None = None,
+    unsupported: Literal["error", "drop"] = "error",
+    compaction: Literal["skip", "user"] = "skip",
 ) -> dict[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
     ``target="sdk"`` gives what the official Python SDK accepts (raw bytes where boto3 and
-    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. The other options are
-    described on `EncodeOptions`. Session messages are skipped; a block the provider cannot carry
-    raises `UnsupportedBlockError` naming it and its position.
+    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. ``tools``,
+    ``tool_choice`` and ``settings`` become the provider's own fields (for Gemini, one
+    ``config`` holding them with the system instruction). The other options are described on
+    `EncodeOptions`. Session messages are skipped; a block the provider cannot carry raises
+    `UnsupportedBlockError` naming it and its position, and a setting it cannot honour
+    `UnsupportedSettingError` (unless ``unsupported="drop"``).
     """
     options = EncodeOptions(
         target=target,
@@ -147,9 +160,76 @@ def encode(
         policy=policy,
         thinking=thinking,
         tool_result_media=tool_result_media,
+        tools=tuple(tools or ()),
+        tool_choice=tool_choice,
+        settings=settings,
+        unsupported=unsupported,
+        compaction=compaction,
     )
+    return _encode_with(messages, provider, options)
+
+
+def encode_with_report(
+    messages: Message | Sequence[Message], provider: str, **options: Any
+) -> tuple[dict[str, Any], EncodeReport]:
+    """`encode`, plus an `EncodeReport` of everything left out because the caller allowed it
+    (``unsupported="drop"``: settings, schema keywords, tool choices, other providers' blocks)."""
+    report = EncodeReport()
+    tools = options.pop("tools", None)
+    chosen = EncodeOptions(tools=tuple(tools or ()), **options).replace(report=report)
+    return _encode_with(messages, provider, chosen), report
+
+
+def _encode_with(
+    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
+) -> dict[str, Any]:
     encoder, _ = translator(provider)
-    return encoder(_as_messages(messages), options)
+    listed = _as_messages(messages)
+    if options.compaction == "user":
+        listed = compaction_as_user(listed)
+    encoded = encoder(listed, options)
+    if options.tools or options.tool_choice is not None or options.settings is not None:
+        from ..request import request_module
+
+        fields = request_module(provider).encode_fields(options)
+        encoded = merge_fields(encoded, fields, canonical_provider(provider))
+    return encoded
+
+
+def compaction_as_user(messages: list[Message]) -> list[Message]:
+    """Each `CompactionSummaryMessage` replaced by a user message holding its summary, so the
+    model sees the context that was compacted (``compaction="user"``)."""
+    return [
+        UserMessage(
+            id=m.id,
+            timestamp=m.timestamp,
+            content=f"Summary of the earlier conversation:\n{m.summary}",
+        )
+        if isinstance(m, CompactionSummaryMessage)
+        else m
+        for m in messages
+    ]
+
+
+def merge_fields(encoded: dict[str, Any], fields: dict[str, Any], provider: str) -> dict[str, Any]:
+    """The message fields and the tool/settings fields in one request: a field both give as an
+    object (Gemini's ``config``, Ollama's ``options``) is merged key by key; any other clash
+    raises `InvalidOptionError`."""
+    out = dict(encoded)
+    for key, value in fields.items():
+        before = out.get(key)
+        if before is None:
+            out[key] = value
+        elif isinstance(before, dict) and isinstance(value, dict):
+            clashes = sorted(set(before) & set(value))
+            if clashes:
+                raise InvalidOptionError(
+                    f"{provider}: {key}.{', '.join(clashes)} set twice (messages and settings)"
+                )
+            out[key] = {**before, **value}
+        else:
+            raise InvalidOptionError(f"{provider}: {key} set twice (messages and settings)")
+    return out
 
 
 def decode(payload: Any, provider: str) -> list[Message]:
@@ -166,7 +246,21 @@ def decode(payload: Any, provider: str) -> list[Message]:
             raise DecodeError(
                 f"{canonical_provider(provider)} payload is not JSON: {exc}"
             ) from None
-    return decoder(payload)
+    return [_stop_reason_normalized(m, provider) for m in decoder(payload)]
+
+
+def _stop_reason_normalized(message: Message, provider: str) -> Message:
+    """An assistant reply whose ``stop_reason`` a translator set to the provider's own value:
+    that value moves to ``provider_stop_reason`` and ``stop_reason`` is normalised."""
+    if not isinstance(message, AssistantMessage) or message.stop_reason is None:
+        return message
+    raw = message.provider_stop_reason or message.stop_reason
+    if message.provider_stop_reason is not None and message.stop_reason in STOP_REASONS:
+        return message
+    reason = normalize_stop_reason(
+        raw, message.provider or provider, tool_calls=bool(message.tool_calls)
+    )
+    return message.model_copy(update={"stop_reason": reason, "provider_stop_reason": raw})
 
 
 def encode_json(
