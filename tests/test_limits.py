@@ -12,7 +12,9 @@ from PIL import Image
 import mediablocks as mb
 from mediablocks.errors import UnknownProviderError
 from mediablocks.limits import PROVIDERS, ProviderLimits, limits_for, measured_size
-from mediablocks.providers import anthropic, bedrock, openai_chat
+from mediablocks.providers.anthropic import translate as anthropic
+from mediablocks.providers.bedrock import translate as bedrock
+from mediablocks.providers.openai_chat import translate as openai_chat
 
 from .conftest import TESTDATA
 

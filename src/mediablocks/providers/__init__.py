@@ -64,7 +64,7 @@ TRANSLATORS: dict[str, tuple[str, str, str]] = {
     "mistral": ("mistral", "to_mistral", "from_mistral"),
     "ollama": ("ollama", "to_ollama", "from_ollama"),
 }
-"""Canonical provider name -> (module in this package, encode function, decode function)."""
+"""Canonical provider name -> (provider package here, encode function, decode function)."""
 
 _loaded: dict[str, tuple[Encoder, Decoder]] = {}
 _lock = threading.Lock()

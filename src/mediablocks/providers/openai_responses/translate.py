@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from ..blocks import (
+from ...blocks import (
     Block,
     RawBlock,
     TextBlock,
@@ -39,9 +39,9 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..errors import DecodeError, UnsupportedBlockError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
-from ..messages import (
+from ...errors import DecodeError, UnsupportedBlockError
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -49,8 +49,8 @@ from ..messages import (
     Usage,
     UserMessage,
 )
-from ..sources import URLSource
-from ._common import (
+from ...sources import URLSource
+from .._common import (
     as_dict,
     data_uri,
     default_filename,
@@ -65,8 +65,8 @@ from ._common import (
     usage_count,
     use_url,
 )
-from ._options import EncodeOptions
-from .openai_chat import FILE_STORE, OPENAI_STORES, check_inline_image
+from .._options import EncodeOptions
+from ..openai_chat.translate import FILE_STORE, OPENAI_STORES, check_inline_image
 
 __all__ = ["PROVIDER", "from_openai_responses", "to_openai_responses"]
 

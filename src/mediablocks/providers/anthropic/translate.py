@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
-from ..blocks import (
+from ...blocks import (
     Block,
     ContentBlock,
     RawBlock,
@@ -31,16 +31,16 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock, sanitize_filename
-from ..messages import (
+from ...errors import DecodeError, MediaBlocksError, UnsupportedBlockError
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock, sanitize_filename
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     Usage,
 )
-from ..sources import URLSource
-from ._common import (
+from ...sources import URLSource
+from .._common import (
     as_dict,
     base64_data,
     file_id_of,
@@ -55,7 +55,7 @@ from ._common import (
     use_url,
     user_turns,
 )
-from ._options import EncodeOptions
+from .._options import EncodeOptions
 
 __all__ = ["from_anthropic", "to_anthropic"]
 

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..blocks import (
+from ...blocks import (
     Block,
     ContentBlock,
     RawBlock,
@@ -31,9 +31,9 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..errors import DecodeError, MediaBlocksError
-from ..media import ImageBlock, MediaBlock
-from ..messages import (
+from ...errors import DecodeError, MediaBlocksError
+from ...media import ImageBlock, MediaBlock
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -41,7 +41,7 @@ from ..messages import (
     Usage,
     UserMessage,
 )
-from ._common import (
+from .._common import (
     add_tool_result,
     as_dict,
     base64_data,
@@ -55,7 +55,7 @@ from ._common import (
     usage_count,
     use_url,
 )
-from ._options import EncodeOptions
+from .._options import EncodeOptions
 
 __all__ = ["from_ollama", "to_ollama"]
 

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
-from ..blocks import (
+from ...blocks import (
     Block,
     ContentBlock,
     RawBlock,
@@ -36,18 +36,18 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..datauri import b64decode, b64encode
-from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
-from ..messages import (
+from ...datauri import b64decode, b64encode
+from ...errors import DecodeError, MediaBlocksError, UnsupportedBlockError
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     Usage,
 )
-from ..mime import normalize_mime
-from ..sources import URLSource
-from ._common import (
+from ...mime import normalize_mime
+from ...sources import URLSource
+from .._common import (
     as_dict,
     bytes_or_base64,
     file_id_of,
@@ -62,7 +62,7 @@ from ._common import (
     use_url,
     user_turns,
 )
-from ._options import EncodeOptions
+from .._options import EncodeOptions
 
 __all__ = ["BYTES_MARKER", "bedrock_document_name", "from_bedrock", "to_bedrock"]
 

@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
-from ..blocks import (
+from ...blocks import (
     Block,
     RawBlock,
     TextBlock,
@@ -34,10 +34,10 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..datauri import b64decode
-from ..errors import DecodeError, MediaBlocksError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
-from ..messages import (
+from ...datauri import b64decode
+from ...errors import DecodeError, MediaBlocksError
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -45,9 +45,9 @@ from ..messages import (
     Usage,
     UserMessage,
 )
-from ..mime import detect_mime
-from ..sources import URLSource
-from ._common import (
+from ...mime import detect_mime
+from ...sources import URLSource
+from .._common import (
     add_tool_result,
     as_dict,
     base64_data,
@@ -65,7 +65,7 @@ from ._common import (
     usage_count,
     use_url,
 )
-from ._options import EncodeOptions
+from .._options import EncodeOptions
 
 __all__ = ["FILE_STORE", "PROVIDER", "from_openai_chat", "to_openai_chat"]
 

@@ -24,7 +24,7 @@ import string
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
-from ..blocks import (
+from ...blocks import (
     Block,
     ContentBlock,
     RawBlock,
@@ -33,9 +33,9 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..errors import DecodeError, MediaBlocksError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
-from ..messages import (
+from ...errors import DecodeError, MediaBlocksError
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -43,8 +43,8 @@ from ..messages import (
     Usage,
     UserMessage,
 )
-from ..sources import URLSource
-from ._common import (
+from ...sources import URLSource
+from .._common import (
     add_tool_result,
     as_dict,
     base64_data,
@@ -62,7 +62,7 @@ from ._common import (
     usage_count,
     use_url,
 )
-from ._options import EncodeOptions
+from .._options import EncodeOptions
 
 __all__ = ["from_mistral", "mistral_tool_call_ids", "to_mistral"]
 

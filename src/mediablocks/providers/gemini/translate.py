@@ -37,7 +37,7 @@ from enum import Enum
 from typing import Any, Union
 from urllib.parse import urlsplit
 
-from ..blocks import (
+from ...blocks import (
     Block,
     ContentBlock,
     RawBlock,
@@ -46,18 +46,18 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..datauri import b64decode, b64encode
-from ..errors import DecodeError, MediaBlocksError, UnknownProviderError, UnsupportedBlockError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
-from ..messages import (
+from ...datauri import b64decode, b64encode
+from ...errors import DecodeError, MediaBlocksError, UnknownProviderError, UnsupportedBlockError
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     Usage,
 )
-from ..mime import normalize_mime
-from ..sources import FileIdSource, URLSource
-from ._common import (
+from ...mime import normalize_mime
+from ...sources import FileIdSource, URLSource
+from .._common import (
     as_dict,
     bytes_or_base64,
     file_id_of,
@@ -70,7 +70,7 @@ from ._common import (
     usage_count,
     user_turns,
 )
-from ._options import EncodeOptions, canonical_provider
+from .._options import EncodeOptions, canonical_provider
 
 __all__ = ["from_gemini", "to_gemini"]
 

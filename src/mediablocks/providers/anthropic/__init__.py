@@ -1,0 +1,15 @@
+"""The anthropic wire format: translation in `translate`, re-exported here."""
+
+from __future__ import annotations
+
+from .translate import (
+    PROVIDER,
+    from_anthropic,
+    to_anthropic,
+)
+
+__all__ = [
+    "PROVIDER",
+    "from_anthropic",
+    "to_anthropic",
+]

@@ -1,0 +1,17 @@
+"""The mistral wire format: translation in `translate`, re-exported here."""
+
+from __future__ import annotations
+
+from .translate import (
+    PROVIDER,
+    from_mistral,
+    mistral_tool_call_ids,
+    to_mistral,
+)
+
+__all__ = [
+    "PROVIDER",
+    "from_mistral",
+    "mistral_tool_call_ids",
+    "to_mistral",
+]

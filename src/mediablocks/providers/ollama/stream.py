@@ -1,0 +1,54 @@
+"""The stream fold for Ollama chat chunks.
+
+Events in (dicts or SDK event objects made dicts), the provider's whole response out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._fold import Folder
+
+
+class OllamaFolder(Folder):
+    provider = "ollama"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.thinking: list[str] = []
+        self.final: dict[str, Any] = {}
+
+    def add(self, event: dict[str, Any]) -> None:
+        self.model = event.get("model") or self.model
+        message = event.get("message") or {}
+        if message.get("content"):
+            self.text.append(message["content"])
+        if message.get("thinking"):
+            self.thinking.append(message["thinking"])
+        for call in message.get("tool_calls") or []:  # Ollama sends each call whole
+            function = call.get("function") or {}
+            call_id = call.get("id") or None
+            key = f"id:{call_id}" if call_id else f"index:{len(self.call_order)}"
+            tool = self.call(key, call_id, function.get("name"))
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                tool.fragments.append(arguments)
+            else:
+                tool.whole = arguments if arguments is not None else {}
+        if event.get("done"):
+            self.final = {k: v for k, v in event.items() if k not in ("message", "model")}
+            self.stop_reason = event.get("done_reason")
+
+    def response(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.text)}
+        if self.thinking:
+            message["thinking"] = "".join(self.thinking)
+        calls = []
+        for key in self.call_order:
+            call = self.calls[key]
+            function = {"name": call.name or "", "arguments": call.wire_arguments()}
+            calls.append({"id": call.final_id, "function": function})
+        if calls:
+            message["tool_calls"] = calls
+        return {"model": self.model or "", **self.final, "message": message}

@@ -1,0 +1,118 @@
+"""The stream fold for OpenAI Chat Completions chunks.
+
+Events in (dicts or SDK event objects made dicts), the provider's whole response out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._fold import Folder, plain
+
+
+class OpenAIChatFolder(Folder):
+    provider = "openai-chat"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.refusal: list[str] = []
+        self.index_to_key: dict[int, str] = {}
+
+    def add(self, event: dict[str, Any]) -> None:
+        chunk = event
+        if "choices" not in event:
+            # Mistral wraps the chunk in a CompletionEvent's ``data``; the OpenAI SDK's
+            # ``chat.completions.stream()`` helper yields ``chunk`` events holding it (and
+            # derived events, which repeat what the chunks say and are skipped).
+            for wrapper in ("data", "chunk"):
+                if isinstance(event.get(wrapper), dict):
+                    chunk = event[wrapper]
+                    break
+        self.response_id = chunk.get("id") or self.response_id
+        self.model = chunk.get("model") or self.model
+        if chunk.get("usage"):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue  # only the first choice becomes the message
+            delta = choice.get("delta") or {}
+            self._content(delta.get("content"))
+            for name in ("reasoning_content", "reasoning"):
+                if isinstance(delta.get(name), str):
+                    self.reasoning.append(delta[name])
+            if delta.get("refusal"):
+                self.refusal.append(delta["refusal"])
+            for fragment in delta.get("tool_calls") or []:
+                self._tool_fragment(fragment)
+            if choice.get("finish_reason"):
+                self.stop_reason = plain(choice["finish_reason"])
+
+    def _content(self, content: Any) -> None:
+        if isinstance(content, str):
+            self.text.append(content)
+        elif isinstance(content, list):  # Mistral streams content chunks
+            for chunk in content:
+                if chunk.get("type") == "text":
+                    self.text.append(chunk.get("text", ""))
+                elif chunk.get("type") == "thinking":
+                    for inner in chunk.get("thinking") or []:
+                        self.reasoning.append(inner.get("text", ""))
+
+    def _call_id(self, fragment: dict[str, Any]) -> str | None:
+        call_id = fragment.get("id")
+        return call_id if isinstance(call_id, str) and call_id else None
+
+    def _continues(self, key: str, function: dict[str, Any]) -> bool:
+        """Whether a fragment without an id continues the call already at its index."""
+        return True
+
+    def _tool_fragment(self, fragment: dict[str, Any]) -> None:
+        index = fragment.get("index") or 0
+        call_id = self._call_id(fragment)
+        function = fragment.get("function") or {}
+        known = self.index_to_key.get(index)
+        if call_id is None:
+            if known is not None and not self._continues(known, function):
+                known = f"index:{index}:{len(self.call_order)}"
+            key = known or f"index:{index}"
+        elif known is not None and self.calls[known].id in (None, call_id):
+            key = known  # the id arrived after the first fragment, or is repeated: same call
+        else:
+            key = "id:" + call_id
+        self.index_to_key[index] = key
+        call = self.call(key, call_id, function.get("name"))
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call.fragments.append(arguments)
+        elif isinstance(arguments, dict):
+            call.whole = arguments
+
+    def response(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.text) or None}
+        if self.refusal:
+            message["refusal"] = "".join(self.refusal)
+        if self.reasoning:
+            message["reasoning_content"] = "".join(self.reasoning)
+        tool_calls = []
+        for key in self.call_order:
+            call = self.calls[key]
+            tool_calls.append(
+                {
+                    "id": call.final_id,
+                    "type": "function",
+                    "function": {"name": call.name or "", "arguments": call.arguments_text()},
+                }
+            )
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        response: dict[str, Any] = {
+            "object": "chat.completion",
+            "id": self.response_id or "",
+            "model": self.model or "",
+            "choices": [{"index": 0, "message": message, "finish_reason": self.stop_reason}],
+        }
+        if self.usage:
+            response["usage"] = self.usage
+        return response
