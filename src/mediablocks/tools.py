@@ -43,6 +43,9 @@ class Tool(BaseModel):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     strict: bool = False
+    provider_data: dict[str, dict[str, Any]] = {}
+    """Unmodelled fields of a provider's tool definition (``cache_control``...), by provider,
+    sent back out to that provider only."""
 
     def __init__(self, **fields: Any) -> None:
         try:

@@ -673,6 +673,7 @@ def _usage_from_anthropic(value: Any) -> Usage | None:
         cache_read_tokens=read,
         cache_write_tokens=write,
         reasoning_tokens=usage_count(thinking),
+        raw=usage,
     )
 
 
