@@ -135,3 +135,100 @@ def usage_numbers(message: AssistantMessage, provider: str) -> dict[str, Any] | 
     if message.provider == provider and usage.raw:
         return dict(usage.raw)
     return None
+
+
+# -- OpenAI-style function tools (OpenAI Chat, Mistral, Ollama) -------------------------------
+
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+
+
+def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> list[dict[str, Any]]:
+    """``[{"type": "function", "function": {...}}]`` for the tools; ``strict`` says whether the
+    provider takes a ``strict`` flag (a strict tool raises where it does not)."""
+    out: list[dict[str, Any]] = []
+    for tool in options.tools:
+        function: dict[str, Any] = {**tool.provider_data.get(provider, {}), "name": tool.name}
+        if tool.description:
+            function["description"] = tool.description
+        function["parameters"] = (
+            strict_schema(tool, provider, options) if strict else tool.parameters
+        )
+        if tool.strict:
+            if strict:
+                function["strict"] = True
+            else:
+                drop_or_raise(
+                    options, provider, f"strict mode of tool {tool.name!r}", "no strict mode"
+                )
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def tools_from_functions(items: Any, provider: str) -> tuple[list[Tool], list[Any]]:
+    """``(tools, other entries verbatim)`` from a list of function tool definitions."""
+    tools: list[Tool] = []
+    others: list[Any] = []
+    for item in items or []:
+        function = item.get("function") if isinstance(item, dict) else None
+        if item.get("type", "function") == "function" and isinstance(function, dict):
+            tools.append(
+                tool_from(
+                    provider,
+                    function.get("name"),
+                    function.get("description"),
+                    function.get("parameters"),
+                    strict=function.get("strict"),
+                    rest={k: v for k, v in function.items() if k not in _FUNCTION_KEYS},
+                )
+            )
+        else:
+            others.append(item)
+    return tools, others
+
+
+def function_choice(options: EncodeOptions, required: str = "required") -> Any:
+    """OpenAI-style ``tool_choice``: a string, or ``{"type": "function", ...}`` for one tool."""
+    name = tool_choice_name(options)
+    if name is not None:
+        return {"type": "function", "function": {"name": name}}
+    if options.tool_choice == "required":
+        return required
+    return options.tool_choice
+
+
+def choice_from_function(value: Any, required: tuple[str, ...] = ("required",)) -> str | None:
+    """The tool choice in an OpenAI-style ``tool_choice`` (None when absent or not one of ours)."""
+    if value in ("auto", "none"):
+        return str(value)
+    if value in required:
+        return "required"
+    if isinstance(value, dict) and value.get("type") == "function":
+        function = value.get("function")
+        if isinstance(function, dict) and set(value) == {"type", "function"}:
+            name = function.get("name")
+            return name if isinstance(name, str) and set(function) == {"name"} else None
+    return None
+
+
+def json_schema_format(settings: Settings, *, schema_key: str = "schema") -> dict[str, Any]:
+    """OpenAI-style ``response_format`` for ``settings.response_schema``."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": settings.schema_name(), schema_key: settings.response_schema},
+    }
+
+
+def schema_from_format(value: Any, *, schema_key: str = "schema") -> dict[str, Any] | None:
+    """The schema of a ``response_format`` that `json_schema_format` would write back exactly
+    (None for anything else, which then stays in ``extra``)."""
+    if not isinstance(value, dict) or value.get("type") != "json_schema" or len(value) != 2:
+        return None
+    inner = value.get("json_schema")
+    if not isinstance(inner, dict) or set(inner) != {"name", schema_key}:
+        return None
+    schema = inner[schema_key]
+    if not isinstance(schema, dict):
+        return None
+    if Settings(response_schema=schema).schema_name() != inner["name"]:
+        return None
+    return schema

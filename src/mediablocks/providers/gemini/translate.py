@@ -989,6 +989,7 @@ def _usage(value: Any) -> Usage | None:
         output_tokens=usage_count(_get(usage, "candidates_token_count")) + thoughts,
         cache_read_tokens=usage_count(_get(usage, "cached_content_token_count")),
         reasoning_tokens=thoughts,
+        raw=_json_safe(usage),
     )
 
 

@@ -605,6 +605,7 @@ def _usage_from_mistral(value: Any) -> Usage | None:
         output_tokens=usage_count(usage.get("completion_tokens")),
         cache_read_tokens=usage_count(prompt_details.get("cached_tokens")),
         reasoning_tokens=usage_count(completion_details.get("reasoning_tokens")),
+        raw=usage,
     )
 
 

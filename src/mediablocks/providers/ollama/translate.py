@@ -318,6 +318,16 @@ def from_ollama(payload: Any) -> list[Message]:
     raise DecodeError(f"not an Ollama payload: a {type(payload).__name__}")
 
 
+_USAGE_KEYS = (
+    "prompt_eval_count",
+    "eval_count",
+    "total_duration",
+    "load_duration",
+    "prompt_eval_duration",
+    "eval_duration",
+)
+
+
 def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
     message = as_dict(data.get("message"))
     if not isinstance(message, dict):
@@ -327,6 +337,7 @@ def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
         usage = Usage(
             input_tokens=usage_count(data.get("prompt_eval_count")),
             output_tokens=usage_count(data.get("eval_count")),
+            raw={key: data[key] for key in _USAGE_KEYS if data.get(key) is not None},
         )
     reason = data.get("done_reason")
     model = data.get("model")

@@ -685,6 +685,7 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
         output_tokens=usage_count(usage.get("completion_tokens")),
         cache_read_tokens=usage_count(prompt.get("cached_tokens")),
         reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
+        raw=usage,
     )
 
 
