@@ -112,3 +112,34 @@ def test_a_response_round_trips() -> None:
     assert again.model_dump(exclude={"id", "timestamp"}) == reply.model_dump(
         exclude={"id", "timestamp"}
     )
+
+
+HISTORY_BODY: dict[str, Any] = {
+    "model": "qwen3",
+    "messages": [
+        {"role": "user", "content": "Weather?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}],
+        },
+        {"role": "tool", "tool_name": "get_weather", "content": "cold"},
+        {"role": "tool", "tool_name": "get_weather", "tool_call_id": "c9", "content": "x"},
+    ],
+}
+
+
+def test_decoding_twice_gives_the_same_ids_and_given_result_ids_round_trip() -> None:
+    first = mb.decode(HISTORY_BODY, "ollama")
+    second = mb.decode(HISTORY_BODY, "ollama")
+    assert [m.model_dump(exclude={"id", "timestamp"}) for m in first] == [
+        m.model_dump(exclude={"id", "timestamp"}) for m in second
+    ]
+    call = first[1].content[0]
+    assert isinstance(call, mb.ToolCallBlock)
+    results = [b for m in first[2:] for b in m.content if isinstance(b, mb.ToolResultBlock)]
+    assert results[0].tool_call_id == call.id  # paired with the call by name
+    assert results[1].tool_call_id == "c9"
+    messages = mb.encode(first, "ollama")["messages"]
+    assert "tool_call_id" not in messages[2]  # Ollama did not send one there
+    assert messages[3]["tool_call_id"] == "c9"

@@ -3,6 +3,7 @@ turn grouping (encode) and turn splitting (decode)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mimetypes
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +45,7 @@ __all__ = [
     "parse_args",
     "results_first",
     "sendable",
+    "synthetic_call_id",
     "tool_args",
     "tool_result_content",
     "tool_results",
@@ -374,3 +376,12 @@ def as_dict(payload: Any) -> Any:
     if callable(to_dict):
         return to_dict()
     return payload
+
+
+def synthetic_call_id(prefix: str, name: Any, args: Any, where: str) -> str:
+    """A tool-call id for a provider that sent none: made from the call and its place in the
+    payload, so decoding the same payload twice gives the same ids."""
+    digest = hashlib.sha256(
+        json.dumps([name, args, where], sort_keys=True, default=str).encode("utf-8")
+    ).hexdigest()
+    return f"{prefix}{digest[:20]}"

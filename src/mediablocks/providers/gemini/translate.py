@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import mimetypes
 import re
-import uuid
 from collections.abc import Sequence
 from datetime import date, datetime
 from enum import Enum
@@ -65,6 +64,7 @@ from .._common import (
     is_own_thinking,
     object_args,
     results_first,
+    synthetic_call_id,
     tool_results,
     unsupported,
     usage_count,
@@ -742,7 +742,7 @@ class _Decoder:
             args, raw_args = {}, json.dumps(_json_safe(args))
         stored = _stored(part, signature, function_call=call)
         if not isinstance(call_id, str) or not call_id:
-            call_id = _new_call_id()
+            call_id = synthetic_call_id("gemini_call_", name, args, where)
             stored.setdefault(PROVIDER, {})[_SYNTHETIC_ID] = True
         return ToolCallBlock(
             id=call_id, name=name, args=args, raw_args=raw_args, provider_data=stored
@@ -761,7 +761,7 @@ class _Decoder:
             self._answer(lambda pending: pending[0] == call_id)
         else:
             found = self._answer(lambda pending: pending[1] == name)
-            call_id = found[0] if found else _new_call_id()
+            call_id = found[0] if found else synthetic_call_id("gemini_call_", name, None, where)
             marks[_SYNTHETIC_ID] = True
         text, is_error, as_json = _response_text(response, where)
         if as_json:
@@ -833,11 +833,6 @@ def _contents_list(items: Any) -> list[tuple[str, Any]]:
     if loose:
         out.append(("user", loose))
     return out
-
-
-def _new_call_id() -> str:
-    """An id for a call the model sent without one (older models); never sent back."""
-    return "gemini_call_" + uuid.uuid4().hex[:20]
 
 
 def _signature(value: Any, where: str) -> str | None:
