@@ -82,7 +82,7 @@ def requests(draw: st.DrawFn, provider: str) -> mb.Request:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_a_request_survives_its_own_provider(provider: str, data: st.DataObject) -> None:
     request = data.draw(requests(provider))
