@@ -17,13 +17,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..blocks import summarize_validation_error
+from ..blocks import RawBlock, ThinkingBlock, summarize_validation_error
 from ..errors import DecodeError, UnknownProviderError
 from ..messages import AssistantMessage, CompactionSummaryMessage, Message, UserMessage
 from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
+from ._common import unsupported
 from ._json import write_json
 from ._options import (
     ALIASES,
@@ -34,7 +35,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
-from ._report import EncodeReport
+from ._report import EncodeReport, drop_or_raise
 
 __all__ = [
     "ALIASES",
@@ -187,6 +188,7 @@ def _encode_with(
     listed = _as_messages(messages)
     if options.compaction == "user":
         listed = compaction_as_user(listed)
+    listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
     encoded = encoder(listed, options)
     if options.tools or options.tool_choice is not None or options.settings is not None:
         from ..request import request_module
@@ -194,6 +196,55 @@ def _encode_with(
         fields = request_module(provider).encode_fields(options)
         encoded = merge_fields(encoded, fields, canonical_provider(provider))
     return encoded
+
+
+def foreign_blocks_checked(
+    messages: list[Message], provider: str, options: EncodeOptions
+) -> list[Message]:
+    """The messages ready for ``provider``'s translator, by two rules every translator shares.
+
+    A `ThinkingBlock` with a signature (or redacted data) but no ``provider`` raises
+    `UnsupportedBlockError`: a signature is valid only where it was made, and mediablocks will not
+    guess. With ``unsupported="drop"``, another provider's `RawBlock` (server-side and built-in
+    tool blocks: web search, code execution, MCP, guardrails, cache points...) is left out and
+    reported, instead of raising in the translator.
+    """
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        kept: list[Any] = []
+        for position, block in enumerate(message.content):
+            if (
+                isinstance(block, ThinkingBlock)
+                and block.provider is None
+                and (block.signature or block.redacted_data)
+            ):
+                raise unsupported(
+                    provider,
+                    block,
+                    index,
+                    position,
+                    "a signed thinking block must name the provider that signed it "
+                    "(ThinkingBlock(provider=...)); the signature is replayed only there",
+                )
+            if (
+                options.unsupported == "drop"
+                and isinstance(block, RawBlock)
+                and block.provider != provider
+            ):
+                drop_or_raise(
+                    options,
+                    provider,
+                    f"{block.provider} block {block.data.get('type', '')!s}".rstrip(),
+                    f"{provider} cannot replay another provider's content",
+                    message=index,
+                    position=position,
+                )
+                continue
+            kept.append(block)
+        if len(kept) != len(message.content):
+            message = message.model_copy(update={"content": kept})
+        out.append(message)
+    return out
 
 
 def compaction_as_user(messages: list[Message]) -> list[Message]:
@@ -287,8 +338,7 @@ def encode_json(
         options = None
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
-    encoder, _ = translator(provider)
-    encoded = encoder(_as_messages(messages), chosen)
+    encoded = _encode_with(messages, provider, chosen)
     clashes = sorted(set(fields) & set(encoded))
     if clashes:
         raise InvalidOptionError(

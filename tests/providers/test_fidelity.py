@@ -1,0 +1,86 @@
+"""Fidelity rules every translator shares, and per-provider gaps found on realistic payloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import mediablocks as mb
+from mediablocks.errors import UnsupportedBlockError
+
+PROVIDERS = [
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "mistral",
+    "ollama",
+]
+
+SEARCH = mb.RawBlock(
+    provider="anthropic",
+    data={
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "web_search",
+        "input": {"query": "weather"},
+    },
+)
+
+
+@pytest.mark.parametrize("provider", [p for p in PROVIDERS if p != "anthropic"])
+def test_another_providers_server_tool_block_raises_or_is_dropped_with_a_report(
+    provider: str,
+) -> None:
+    history = [
+        mb.UserMessage.text("Weather?"),
+        mb.AssistantMessage(content=[SEARCH, mb.TextBlock(text="Sunny.")]),
+        mb.UserMessage.text("Thanks"),
+    ]
+    with pytest.raises(UnsupportedBlockError, match="anthropic"):
+        mb.encode(history, provider)
+    fields, report = mb.encode_with_report(history, provider, unsupported="drop")
+    assert "server_tool_use" not in str(fields)
+    assert "Sunny." in str(fields)
+    [dropped] = report.dropped
+    assert (dropped.what, dropped.message, dropped.position) == (
+        "anthropic block server_tool_use",
+        1,
+        0,
+    )
+
+
+def test_the_same_block_still_replays_to_its_own_provider_when_dropping() -> None:
+    history = [mb.UserMessage.text("Weather?"), mb.AssistantMessage(content=[SEARCH])]
+    fields, report = mb.encode_with_report(history, "anthropic", unsupported="drop")
+    assert fields["messages"][1]["content"] == [SEARCH.data]
+    assert not report
+
+
+def test_a_drop_without_a_report_warns() -> None:
+    history = [mb.UserMessage.text("Hi"), mb.AssistantMessage(content=[SEARCH])]
+    with pytest.warns(mb.providers._report.DroppedWarning, match="server_tool_use"):
+        mb.encode(history, "gemini", unsupported="drop")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_signed_thinking_block_without_a_provider_is_refused_loudly(provider: str) -> None:
+    thought = mb.ThinkingBlock(thinking="hmm", signature="EqQBCgIYAhIM")
+    history = [mb.UserMessage.text("Hi"), mb.AssistantMessage(content=[thought, "Hello"])]
+    with pytest.raises(UnsupportedBlockError, match="must name the provider"):
+        mb.encode(history, provider)
+    signed = thought.model_copy(update={"provider": "anthropic"})
+    fields = mb.encode([history[0], mb.AssistantMessage(content=[signed, "Hello"])], "anthropic")
+    assert fields["messages"][1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "hmm",
+        "signature": "EqQBCgIYAhIM",
+    }
+
+
+def test_encode_json_applies_the_same_rules() -> None:
+    history: list[Any] = [mb.UserMessage.text("Hi"), mb.AssistantMessage(content=[SEARCH])]
+    with pytest.raises(UnsupportedBlockError):
+        mb.encode_json(history, "openai", model="gpt-5")
