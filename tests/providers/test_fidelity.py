@@ -84,3 +84,20 @@ def test_encode_json_applies_the_same_rules() -> None:
     history: list[Any] = [mb.UserMessage.text("Hi"), mb.AssistantMessage(content=[SEARCH])]
     with pytest.raises(UnsupportedBlockError):
         mb.encode_json(history, "openai", model="gpt-5")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_assistant_turn_of_only_dropped_thinking_is_not_sent_anywhere(provider: str) -> None:
+    foreign = mb.ThinkingBlock(thinking="plan", signature="sig", provider="someone-else")
+    history = [
+        mb.UserMessage.text("Hi"),
+        mb.AssistantMessage(content=[foreign]),
+        mb.UserMessage.text("Again"),
+    ]
+    fields = mb.encode(history, provider)
+    entries = fields.get("messages") or fields.get("contents") or fields.get("input")
+    assert isinstance(entries, list)
+    roles = [entry.get("role") for entry in entries]
+    assert "assistant" not in roles
+    assert "model" not in roles
+    assert "Again" in str(entries)

@@ -64,6 +64,9 @@ from .._common import (
 )
 from .._options import EncodeOptions
 
+_NOTHING_SAID = {"role": "assistant", "content": ""}
+"""An assistant message left with nothing to send: not sent, as for every provider."""
+
 __all__ = ["from_mistral", "mistral_tool_call_ids", "to_mistral"]
 
 _Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
@@ -177,7 +180,9 @@ class _Encoder:
                 self.out.append(self._system(message.content, index))
             elif isinstance(message, AssistantMessage):
                 self._flush_moved()
-                self.out.append(self._assistant(message.content, index))
+                reply = self._assistant(message.content, index)
+                if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
+                    self.out.append(reply)
         self._flush_moved()
         return self.out
 

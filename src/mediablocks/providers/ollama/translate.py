@@ -102,7 +102,9 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
             else:
                 rest.append((position, block))
         if rest or not has_results:
-            out.append(_message_to_ollama(message.role, rest, index, options))
+            encoded = _message_to_ollama(message.role, rest, index, options)
+            if encoded != {"role": "assistant", "content": ""}:  # every block dropped: not sent
+                out.append(encoded)
     return {"messages": out}
 
 

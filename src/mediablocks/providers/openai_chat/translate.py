@@ -67,6 +67,9 @@ from .._common import (
 )
 from .._options import EncodeOptions
 
+_NOTHING_SAID = {"role": "assistant", "content": ""}
+"""An assistant message left with nothing to send: not sent, as for every provider."""
+
 __all__ = ["FILE_STORE", "PROVIDER", "from_openai_chat", "to_openai_chat"]
 
 PROVIDER = "openai-chat"
@@ -134,7 +137,9 @@ class _Encoder:
                 self.out.append(self._system(message.content, index))
             elif isinstance(message, AssistantMessage):
                 self._flush_moved()
-                self.out.append(self._assistant(message.content, index))
+                reply = self._assistant(message.content, index)
+                if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
+                    self.out.append(reply)
         self._flush_moved()
         return self.out
 
