@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from openai.types.chat import ChatCompletionDeveloperMessageParam
+from tests.conftest import check_typed_dict
 
 import mediablocks as mb
 from mediablocks.errors import UnsupportedBlockError
@@ -101,3 +103,22 @@ def test_an_assistant_turn_of_only_dropped_thinking_is_not_sent_anywhere(provide
     assert "assistant" not in roles
     assert "model" not in roles
     assert "Again" in str(entries)
+
+
+def test_openai_chat_developer_messages_stay_developer() -> None:
+    body = {
+        "messages": [
+            {"role": "developer", "content": "Think hard."},
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Hi"},
+        ]
+    }
+    decoded = mb.decode(body, "openai")
+    assert [m.role for m in decoded] == ["system", "system", "user"]
+    messages = mb.encode(decoded, "openai")["messages"]
+    assert [m["role"] for m in messages] == ["developer", "system", "user"]
+    check_typed_dict(ChatCompletionDeveloperMessageParam, messages[0])
+    from_responses = mb.decode(
+        {"input": [{"role": "developer", "content": "Think hard."}]}, "openai-responses"
+    )
+    assert mb.encode(from_responses, "openai")["messages"][0]["role"] == "developer"
