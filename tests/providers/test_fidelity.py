@@ -122,3 +122,19 @@ def test_openai_chat_developer_messages_stay_developer() -> None:
         {"input": [{"role": "developer", "content": "Think hard."}]}, "openai-responses"
     )
     assert mb.encode(from_responses, "openai")["messages"][0]["role"] == "developer"
+
+
+def test_mistral_prefix_on_the_last_assistant_message_round_trips() -> None:
+    from mistralai.client import models as mm
+
+    body = {
+        "messages": [
+            {"role": "user", "content": "Write a haiku"},
+            {"role": "assistant", "content": "Autumn moon", "prefix": True},
+        ]
+    }
+    decoded = mb.decode(body, "mistral")
+    assert decoded[1].metadata == {"mistral": {"prefix": True}}
+    messages = mb.encode(decoded, "mistral")["messages"]
+    assert messages[1] == {"role": "assistant", "content": "Autumn moon", "prefix": True}
+    mm.AssistantMessage.model_validate(messages[1])
