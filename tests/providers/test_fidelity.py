@@ -138,3 +138,19 @@ def test_mistral_prefix_on_the_last_assistant_message_round_trips() -> None:
     messages = mb.encode(decoded, "mistral")["messages"]
     assert messages[1] == {"role": "assistant", "content": "Autumn moon", "prefix": True}
     mm.AssistantMessage.model_validate(messages[1])
+
+
+def test_anthropic_url_documents_get_no_invented_title() -> None:
+    part = {
+        "type": "document",
+        "source": {"type": "url", "url": "https://example.com/a/report.pdf"},
+    }
+    body = {"messages": [{"role": "user", "content": [part]}]}
+    decoded = mb.decode(body, "anthropic")
+    assert mb.encode(decoded, "anthropic")["messages"][0]["content"] == [part]
+    titled = {**part, "title": "Annual report"}
+    again = mb.decode({"messages": [{"role": "user", "content": [titled]}]}, "anthropic")
+    assert mb.encode(again, "anthropic")["messages"][0]["content"] == [titled]
+    built = mb.FileBlock.from_url("https://example.com/a/report.pdf", "application/pdf")
+    sent = mb.encode([mb.UserMessage(content=[built])], "anthropic")["messages"][0]["content"]
+    assert sent[0]["title"] == "report.pdf"  # a block you built keeps its filename as title

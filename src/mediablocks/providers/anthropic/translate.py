@@ -73,6 +73,8 @@ _IMAGE_KEYS = frozenset({"type", "source"})
 _DOCUMENT_KEYS = frozenset({"type", "source", "title"})
 _THINKING_KEYS = frozenset({"type", "thinking", "signature"})
 _REDACTED_KEYS = frozenset({"type", "data"})
+_UNTITLED = "untitled"
+"""Marks a document Anthropic sent without a title, so encoding adds none."""
 _TOOL_USE_KEYS = frozenset({"type", "id", "name", "input"})
 _TOOL_RESULT_KEYS = frozenset({"type", "tool_use_id", "content", "is_error"})
 
@@ -385,7 +387,8 @@ def _document_to_anthropic(
 ) -> dict[str, Any]:
     """PDF as a base64, URL or file source; plain text as a ``text`` source; others raise."""
     extras = _extras(block)
-    title = extras.pop("title", None) or block.filename
+    untitled = extras.pop(_UNTITLED, False)  # decoded without a title: none is made up
+    title = extras.pop("title", None) or (None if untitled else block.filename)
     file_id = _anthropic_file_id(block, index, position)
     source: dict[str, Any]
     if file_id is not None:
@@ -455,6 +458,9 @@ def _document_from_anthropic(part: dict[str, Any], where: str) -> Block:
     else:  # a "content" source (custom chunks) and anything newer stay verbatim
         return RawBlock(provider=PROVIDER, data=part)
     stored = _stored(part, _DOCUMENT_KEYS)
+    if filename is None and block.filename is not None:
+        # from_url names the block after the URL's path; Anthropic did not send that title.
+        stored.setdefault(PROVIDER, {})[_UNTITLED] = True
     if filename is not None and sanitize_filename(filename) != filename:
         stored.setdefault(PROVIDER, {})["title"] = filename  # the exact title, not a basename
     return _with_stored(block, stored)
