@@ -210,8 +210,8 @@ def test_several_or_rich_system_blocks_go_as_a_list() -> None:
     fields = encode(
         [
             mb.SystemMessage.text("one"),
-            mb.UserMessage.text("hi"),
             mb.SystemMessage(content=[cached]),
+            mb.UserMessage.text("hi"),
         ]
     )
     assert fields["system"] == [

@@ -154,3 +154,24 @@ def test_anthropic_url_documents_get_no_invented_title() -> None:
     built = mb.FileBlock.from_url("https://example.com/a/report.pdf", "application/pdf")
     sent = mb.encode([mb.UserMessage(content=[built])], "anthropic")["messages"][0]["content"]
     assert sent[0]["title"] == "report.pdf"  # a block you built keeps its filename as title
+
+
+def test_anthropic_keeps_a_mid_conversation_system_message_in_place() -> None:
+    from anthropic import types as at
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    history = [
+        mb.SystemMessage.text("Be brief."),
+        mb.UserMessage.text("Hi"),
+        mb.AssistantMessage(content="Hello"),
+        mb.SystemMessage.text("From now on answer in French."),
+        mb.UserMessage.text("Weather?"),
+    ]
+    fields = mb.encode(history, "anthropic")
+    assert fields["system"] == "Be brief."
+    assert [m["role"] for m in fields["messages"]] == ["user", "assistant", "system", "user"]
+    assert fields["messages"][2] == {"role": "system", "content": "From now on answer in French."}
+    check_typed_dict(at.SystemMessageParam, fields["messages"][2])
+    check_typed_dict(MessageCreateParamsNonStreaming, {"model": "m", "max_tokens": 5, **fields})
+    back = mb.decode(fields, "anthropic")
+    assert [m.role for m in back] == [m.role for m in history]

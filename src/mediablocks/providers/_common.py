@@ -77,20 +77,25 @@ def group_turns(
     tool: RoleEncoder,
     user: RoleEncoder,
     assistant_role: str = "assistant",
+    lift_system: str = "all",
 ) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
     """``(system parts, turns)`` for APIs that lift the system prompt and alternate two roles.
 
     System messages are lifted, in order, into the system parts. Every other message becomes a
     ``(role, parts)`` turn: assistant messages ``assistant_role``, tool and user messages
     ``"user"``. Consecutive turns of the same role are merged and a turn with no parts is dropped.
+    With ``lift_system="leading"`` only the system messages before any other are lifted; later
+    ones stay in place as ``"system"`` turns (for APIs that take them there).
     """
     system_parts: list[Part] = []
     turns: list[tuple[str, list[Part]]] = []
     for index, message in sendable(messages):
-        if isinstance(message, SystemMessage):
+        if isinstance(message, SystemMessage) and (lift_system == "all" or not turns):
             system_parts.extend(system(message.content, index))
             continue
-        if isinstance(message, AssistantMessage):
+        if isinstance(message, SystemMessage):
+            role, parts = "system", system(message.content, index)
+        elif isinstance(message, AssistantMessage):
             role, parts = assistant_role, assistant(message.content, index)
         elif isinstance(message, ToolMessage):
             role, parts = "user", tool(message.content, index)

@@ -87,7 +87,9 @@ def to_anthropic(
 ) -> dict[str, Any]:
     """The ``messages`` (and ``system``) fields of ``client.messages.create(...)``.
 
-    System messages are lifted, in order, into the top-level ``system``. Consecutive turns of the
+    System messages before the conversation starts are lifted, in order, into the top-level
+    ``system``; a system message later in the conversation stays in place as a ``system``
+    message (the Messages API carries them there). Consecutive turns of the
     same role are merged (the API wants user and assistant to alternate) and in each user turn the
     ``tool_result`` blocks come first. A turn left with no blocks is not sent. The JSON target is
     the same: Anthropic's SDK and HTTP API both take base64 text.
@@ -99,16 +101,22 @@ def to_anthropic(
         assistant=lambda blocks, index: _assistant_to_anthropic(blocks, index, options),
         tool=lambda blocks, index: _tool_message_to_anthropic(blocks, index, options),
         user=lambda blocks, index: _user_to_anthropic(blocks, index, options),
+        lift_system="leading",
     )
     out: dict[str, Any] = {
-        "messages": [
-            {"role": role, "content": results_first(parts, _is_result) if role == "user" else parts}
-            for role, parts in turns
-        ]
+        "messages": [{"role": role, "content": _turn_content(role, parts)} for role, parts in turns]
     }
     if system:
         out["system"] = _system_value(system)
     return out
+
+
+def _turn_content(role: str, parts: list[dict[str, Any]]) -> Any:
+    if role == "user":
+        return results_first(parts, _is_result)
+    if role == "system":
+        return _system_value(parts)
+    return parts
 
 
 def _is_result(part: dict[str, Any]) -> bool:
