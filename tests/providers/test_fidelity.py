@@ -175,3 +175,20 @@ def test_anthropic_keeps_a_mid_conversation_system_message_in_place() -> None:
     check_typed_dict(MessageCreateParamsNonStreaming, {"model": "m", "max_tokens": 5, **fields})
     back = mb.decode(fields, "anthropic")
     assert [m.role for m in back] == [m.role for m in history]
+
+
+@pytest.mark.parametrize("target", ["sdk", "json"])
+def test_gemini_https_file_data_goes_back_as_file_data_unfetched(target: str) -> None:
+    # 192.0.2.0/24 is TEST-NET: any attempt to fetch it would fail the test.
+    uri = "https://192.0.2.10/clips/talk.mp4"
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"file_data": {"file_uri": uri, "mime_type": "video/mp4"}}]}
+        ]
+    }
+    decoded = mb.decode(body, "gemini")
+    fields = mb.encode(decoded, "gemini", target=target)  # type: ignore[arg-type]
+    part = fields["contents"][0]["parts"][0]
+    key, uri_key = ("file_data", "file_uri") if target == "sdk" else ("fileData", "fileUri")
+    assert part[key][uri_key] == uri
+    assert "as_file_uri" not in str(fields)

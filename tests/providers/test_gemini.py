@@ -492,7 +492,14 @@ def test_urls_go_as_file_data_when_asked_and_decode_to_url_blocks() -> None:
     rest = encode_rest(history, url_media="url")
     assert parts_of(rest, 0) == [{"fileData": {"fileUri": url, "mimeType": "image/png"}}]
     [message] = from_gemini(rest)
-    assert message.content == history[0].content  # the very same block: type and URL
+    [back] = message.content
+    assert isinstance(back, mb.ImageBlock)
+    assert back.source == history[0].content[0].source  # type: ignore[union-attr]
+    # Remembered as Gemini's file_data, so it goes back that way even without url_media="url".
+    assert back.provider_data == {"gemini": {"as_file_uri": True}}
+    assert parts_of(encode([message]), 0) == [
+        {"file_data": {"file_uri": url, "mime_type": "image/png"}}
+    ]
 
 
 def test_youtube_gs_and_file_api_uris_go_as_file_data_by_default() -> None:

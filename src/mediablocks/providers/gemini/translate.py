@@ -9,7 +9,8 @@ What maps to what (details and examples in ``docs/providers/gemini.md``):
   MPEG, MOV, AVI, FLV, MPG, WebM, WMV, 3GPP), PDF and ``text/*`` documents -> ``inline_data``
   (raw ``bytes`` for the SDK, base64 for JSON); Gemini file URIs, ``gs://`` URIs and YouTube
   links -> ``file_data``. Other http(s) URLs are downloaded and inlined unless
-  ``url_media="url"``. Any other type raises `UnsupportedBlockError`.
+  ``url_media="url"``, except those Gemini itself sent as ``file_data``, which go back as
+  ``file_data`` (unless ``url_media="inline"``). Any other type raises `UnsupportedBlockError`.
 - thinking -> ``{"text": ..., "thought": true}`` parts, replayed only when Gemini produced them.
   A ``thought_signature`` goes back on the very part that carried it, whatever its kind: on a
   `ThinkingBlock` it is ``signature``, on any other block ``provider_data["gemini"]
@@ -117,7 +118,9 @@ _WIRE_MIME = {
 # Markers mediablocks keeps in ``provider_data["gemini"]`` that are not Gemini fields.
 _SYNTHETIC_ID = "synthetic_id"
 _RESPONSE_JSON = "response_json"
-_MARKERS = frozenset({_SYNTHETIC_ID, _RESPONSE_JSON})
+_AS_FILE_URI = "as_file_uri"
+"""Marks an http(s) URL that Gemini sent as ``file_data``: it goes back as ``file_data``."""
+_MARKERS = frozenset({_SYNTHETIC_ID, _RESPONSE_JSON, _AS_FILE_URI})
 # Values whose keys belong to the caller (tool arguments and results): never respelled.
 _FREE_FORM = frozenset({"args", "response", "part_metadata"})
 _YOUTUBE_HOSTS = frozenset({"youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be"})
@@ -415,7 +418,10 @@ class _Encoder:
             _check_file_store(block, file_id, index, position)
             return self._file_data(block, file_id.file_id, index, position)
         if isinstance(block.source, URLSource):
-            if self._url_goes_as_uri(block.source.url):
+            came_as_uri = bool(block.for_provider(PROVIDER).get(_AS_FILE_URI))
+            if (came_as_uri and self.options.url_media != "inline") or self._url_goes_as_uri(
+                block.source.url
+            ):
                 return self._file_data(block, block.source.url, index, position)
             try:
                 block.read(self.options.policy)  # the exact MIME type comes from the bytes
@@ -920,6 +926,10 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
                 raise DecodeError(f"{where}: file_data mime_type is not text")
             block = _file_block(uri, mime)
             stored = _stored(part, signature, file_data=file_data)
+            if isinstance(block.source, URLSource) and not _Encoder(
+                EncodeOptions()
+            )._url_goes_as_uri(uri):  # a URL the default would download: remember the URI form
+                stored.setdefault(PROVIDER, {})[_AS_FILE_URI] = True
         else:
             return None
     except DecodeError:
