@@ -192,3 +192,41 @@ def test_gemini_https_file_data_goes_back_as_file_data_unfetched(target: str) ->
     key, uri_key = ("file_data", "file_uri") if target == "sdk" else ("fileData", "fileUri")
     assert part[key][uri_key] == uri
     assert "as_file_uri" not in str(fields)
+
+
+def test_bedrock_server_tool_use_and_result_keep_their_type_both_ways() -> None:
+    from tests.providers.test_bedrock import validate
+
+    body = {
+        "messages": [
+            {"role": "user", "content": [{"text": "search"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "toolUse": {
+                            "toolUseId": "t1",
+                            "name": "web_search",
+                            "input": {"q": "x"},
+                            "type": "server_tool_use",
+                        }
+                    },
+                    {
+                        "toolResult": {
+                            "toolUseId": "t1",
+                            "content": [{"text": "r"}],
+                            "type": "web_search_result",
+                        }
+                    },
+                    {"text": "done"},
+                ],
+            },
+        ]
+    }
+    decoded = mb.decode(body, "bedrock")
+    fields = mb.encode(decoded, "bedrock")
+    assert fields == body
+    validate(fields)
+    plain = mb.ToolResultBlock(tool_call_id="t1", content="r")
+    with pytest.raises(UnsupportedBlockError, match="server tool"):
+        mb.encode([mb.UserMessage.text("hi"), mb.AssistantMessage(content=[plain])], "bedrock")
