@@ -230,3 +230,15 @@ def test_bedrock_server_tool_use_and_result_keep_their_type_both_ways() -> None:
     plain = mb.ToolResultBlock(tool_call_id="t1", content="r")
     with pytest.raises(UnsupportedBlockError, match="server tool"):
         mb.encode([mb.UserMessage.text("hi"), mb.AssistantMessage(content=[plain])], "bedrock")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_compaction_summary_is_sent_only_when_asked(provider: str) -> None:
+    history = [
+        mb.CompactionSummaryMessage(summary="The user asked about cats; we listed three."),
+        mb.UserMessage.text("And dogs?"),
+    ]
+    skipped = mb.encode(history, provider)
+    assert "listed three" not in str(skipped)
+    rendered = mb.encode(history, provider, compaction="user")
+    assert "Summary of the earlier conversation:\\nThe user asked about cats" in str(rendered)
