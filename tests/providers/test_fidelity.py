@@ -242,3 +242,35 @@ def test_a_compaction_summary_is_sent_only_when_asked(provider: str) -> None:
     assert "listed three" not in str(skipped)
     rendered = mb.encode(history, provider, compaction="user")
     assert "Summary of the earlier conversation:\\nThe user asked about cats" in str(rendered)
+
+
+AUDIO_REPLY = {
+    "choices": [
+        {
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "audio": {
+                    "id": "audio_1",
+                    "data": "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=",
+                    "expires_at": 1,
+                    "transcript": "Hello there",
+                },
+            },
+            "finish_reason": "stop",
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize("provider", ["gemini", "bedrock", "mistral"])
+def test_an_assistant_audio_replys_transcript_goes_along(provider: str) -> None:
+    [reply] = mb.decode(AUDIO_REPLY, "openai")
+    history = [mb.UserMessage.text("hi"), reply, mb.UserMessage.text("again")]
+    fields = mb.encode(history, provider)
+    assert "Hello there" in str(fields)
+    back = mb.decode(fields, provider)
+    assert "Hello there" in back[1].text
+    again = mb.encode(history, "openai")["messages"][1]
+    assert again["audio"] == {"id": "audio_1"}  # its own provider replays it by id, no text added
+    assert again["content"] is None

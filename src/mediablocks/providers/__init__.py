@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..blocks import RawBlock, ThinkingBlock, summarize_validation_error
+from ..blocks import RawBlock, TextBlock, ThinkingBlock, summarize_validation_error
 from ..errors import DecodeError, UnknownProviderError
+from ..media import AudioBlock
 from ..messages import AssistantMessage, CompactionSummaryMessage, Message, UserMessage
 from ..policy import FetchPolicy
 from ..settings import Settings
@@ -207,7 +208,8 @@ def foreign_blocks_checked(
     `UnsupportedBlockError`: a signature is valid only where it was made, and mediablocks will not
     guess. With ``unsupported="drop"``, another provider's `RawBlock` (server-side and built-in
     tool blocks: web search, code execution, MCP, guardrails, cache points...) is left out and
-    reported, instead of raising in the translator.
+    reported, instead of raising in the translator. An assistant's audio reply (OpenAI Chat)
+    going to another provider is followed by its transcript as text, so the words are not lost.
     """
     out: list[Message] = []
     for index, message in enumerate(messages):
@@ -241,10 +243,22 @@ def foreign_blocks_checked(
                 )
                 continue
             kept.append(block)
-        if len(kept) != len(message.content):
+            transcript = _audio_transcript(block) if isinstance(message, AssistantMessage) else None
+            if transcript and provider != "openai-chat":
+                kept.append(TextBlock(text=transcript))  # the spoken reply's words, kept
+        if kept != list(message.content):
             message = message.model_copy(update={"content": kept})
         out.append(message)
     return out
+
+
+def _audio_transcript(block: Any) -> str | None:
+    """The transcript OpenAI Chat sent with an assistant audio reply, if this is one."""
+    if not isinstance(block, AudioBlock):
+        return None
+    audio = block.for_provider("openai-chat").get("audio")
+    transcript = audio.get("transcript") if isinstance(audio, dict) else None
+    return transcript if isinstance(transcript, str) and transcript else None
 
 
 def compaction_as_user(messages: list[Message]) -> list[Message]:
