@@ -11,6 +11,7 @@ from tests.conftest import check_typed_dict
 import mediablocks as mb
 from mediablocks.errors import UnsupportedBlockError
 
+VIDEO = "testdata/video/h264-aac.mp4"
 PROVIDERS = [
     "openai-chat",
     "openai-responses",
@@ -274,3 +275,85 @@ def test_an_assistant_audio_replys_transcript_goes_along(provider: str) -> None:
     again = mb.encode(history, "openai")["messages"][1]
     assert again["audio"] == {"id": "audio_1"}  # its own provider replays it by id, no text added
     assert again["content"] is None
+
+
+def _pdf_b64() -> str:
+    import base64
+    from pathlib import Path
+
+    return base64.b64encode(Path("testdata/document/report.pdf").read_bytes()).decode("ascii")
+
+
+def test_document_context_and_citations_move_between_anthropic_and_bedrock() -> None:
+    data = _pdf_b64()
+    bedrock_body = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "document": {
+                            "format": "pdf",
+                            "name": "Q3 report",
+                            "source": {"bytes": data},
+                            "context": "quarterly numbers",
+                            "citations": {"enabled": True},
+                        }
+                    }
+                ],
+            }
+        ]
+    }
+    to_anthropic = mb.encode(mb.decode(bedrock_body, "bedrock"), "anthropic")
+    part = to_anthropic["messages"][0]["content"][0]
+    assert (part["context"], part["citations"]) == ("quarterly numbers", {"enabled": True})
+    anthropic_body = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "document",
+                        "source": {"type": "base64", "media_type": "application/pdf", "data": data},
+                        "title": "Q3 report",
+                        "context": "quarterly numbers",
+                        "citations": {"enabled": True},
+                    }
+                ],
+            }
+        ]
+    }
+    to_bedrock = mb.encode(mb.decode(anthropic_body, "anthropic"), "bedrock", target="json")
+    document = to_bedrock["messages"][0]["content"][0]["document"]
+    assert (document["context"], document["citations"]) == ("quarterly numbers", {"enabled": True})
+    from tests.providers.test_bedrock import validate
+
+    validate(mb.encode(mb.decode(anthropic_body, "anthropic"), "bedrock"))
+
+
+def test_gemini_video_clip_settings_are_not_lost_silently_going_to_bedrock() -> None:
+    import base64
+    from pathlib import Path
+
+    clip = {"start_offset": "1s", "end_offset": "2s", "fps": 2}
+    data = base64.b64encode(Path(VIDEO).read_bytes()).decode("ascii")
+    body = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "inline_data": {"mime_type": "video/mp4", "data": data},
+                        "video_metadata": clip,
+                    }
+                ],
+            }
+        ]
+    }
+    decoded = mb.decode(body, "gemini")
+    assert mb.encode(decoded, "gemini")["contents"][0]["parts"][0]["video_metadata"] == clip
+    with pytest.raises(UnsupportedBlockError, match="clip settings"):
+        mb.encode(decoded, "bedrock")
+    fields, report = mb.encode_with_report(decoded, "bedrock", unsupported="drop")
+    assert "video" in fields["messages"][0]["content"][0]
+    assert "clip settings" in report.dropped[0].what

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..blocks import RawBlock, TextBlock, ThinkingBlock, summarize_validation_error
-from ..errors import DecodeError, UnknownProviderError
-from ..media import AudioBlock
+from ..errors import DecodeError, UnknownProviderError, UnsupportedBlockError
+from ..media import AudioBlock, FileBlock, VideoBlock
 from ..messages import AssistantMessage, CompactionSummaryMessage, Message, UserMessage
 from ..policy import FetchPolicy
 from ..settings import Settings
@@ -242,6 +242,21 @@ def foreign_blocks_checked(
                     position=position,
                 )
                 continue
+            if isinstance(block, VideoBlock) and provider != "gemini":
+                clip = block.for_provider("gemini").get("video_metadata")
+                if clip:
+                    drop_or_raise(
+                        options,
+                        provider,
+                        f"the clip settings {clip} of {block!r}",
+                        "only Gemini takes a video's start/end offsets and frame rate (the "
+                        "whole video would be sent)",
+                        message=index,
+                        position=position,
+                        error=UnsupportedBlockError,
+                    )
+            if isinstance(block, FileBlock) and provider in _DOCUMENT_NOTES:
+                block = _document_notes_for(block, provider)
             kept.append(block)
             transcript = _audio_transcript(block) if isinstance(message, AssistantMessage) else None
             if transcript and provider != "openai-chat":
@@ -250,6 +265,22 @@ def foreign_blocks_checked(
             message = message.model_copy(update={"content": kept})
         out.append(message)
     return out
+
+
+_DOCUMENT_NOTES = {"anthropic": "bedrock", "bedrock": "anthropic"}
+"""Providers whose documents take ``context`` and ``citations`` ({"enabled": ...}) alike."""
+
+
+def _document_notes_for(block: FileBlock, provider: str) -> FileBlock:
+    """A document's ``context`` and ``citations`` setting, carried from the other provider that
+    takes them (Anthropic <-> Bedrock) when the block has none of its own for ``provider``."""
+    own = block.for_provider(provider)
+    other = block.for_provider(_DOCUMENT_NOTES[provider])
+    moved = {k: other[k] for k in ("context", "citations") if k in other and k not in own}
+    if not moved:
+        return block
+    data = {**block.provider_data, provider: {**own, **moved}}
+    return block.model_copy(update={"provider_data": data})
 
 
 def _audio_transcript(block: Any) -> str | None:
