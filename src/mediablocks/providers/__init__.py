@@ -279,7 +279,7 @@ def _document_notes_for(block: FileBlock, provider: str) -> FileBlock:
     moved = {k: other[k] for k in ("context", "citations") if k in other and k not in own}
     if not moved:
         return block
-    data = {**block.provider_data, provider: {**own, **moved}}
+    data: dict[str, dict[str, Any]] = {**block.provider_data, provider: {**own, **moved}}
     return block.model_copy(update={"provider_data": data})
 
 
