@@ -276,7 +276,9 @@ def _document_notes_for(block: FileBlock, provider: str) -> FileBlock:
     takes them (Anthropic <-> Bedrock) when the block has none of its own for ``provider``."""
     own = block.for_provider(provider)
     other = block.for_provider(_DOCUMENT_NOTES[provider])
-    moved = {k: other[k] for k in ("context", "citations") if k in other and k not in own}
+    moved: dict[str, Any] = {
+        k: other[k] for k in ("context", "citations") if k in other and k not in own
+    }
     if not moved:
         return block
     data: dict[str, dict[str, Any]] = {**block.provider_data, provider: {**own, **moved}}
