@@ -43,7 +43,7 @@ def test_a_tool_keeps_what_it_is_given() -> None:
     assert mb.Tool(name="noargs").parameters == {"type": "object", "properties": {}}
 
 
-@pytest.mark.parametrize("name", ["", "has space", "x" * 65, "1starts_with_digit", "emoji☃"])
+@pytest.mark.parametrize("name", ["", "has space", "x" * 65, "1starts_with_digit", "emoji☃", "a.b"])
 def test_a_name_no_provider_takes_is_refused(name: str) -> None:
     with pytest.raises(InvalidOptionError, match="tool name"):
         mb.Tool(name=name)

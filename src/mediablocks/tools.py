@@ -26,7 +26,7 @@ ToolChoice = Literal["auto", "none", "required"] | str
 
 TOOL_CHOICES = ("auto", "none", "required")
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 
 class Tool(BaseModel):
@@ -58,7 +58,7 @@ class Tool(BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         if not _NAME.match(self.name):
             raise ValueError(
-                f"tool name {self.name!r} must be 1-64 letters, digits, '_', '.' or '-', "
+                f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-', "
                 "starting with a letter or '_' (what every provider accepts)"
             )
         if self.parameters.get("type", "object") != "object":
