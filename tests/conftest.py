@@ -212,3 +212,10 @@ def check_typed_dict(typed_dict: Any, value: dict[str, Any]) -> None:
 def model_keys(model: type[Any]) -> set[str]:
     """Every field name (by alias) of an SDK pydantic model."""
     return {field.alias or name for name, field in model.model_fields.items()}
+
+
+def without_raw(usage: Any) -> Any:
+    """A decoded `Usage` without the provider's raw record, to compare the normalised numbers."""
+    assert usage is not None
+    assert usage.raw, "a decoded usage keeps the provider's own numbers"
+    return usage.model_copy(update={"raw": {}})

@@ -73,3 +73,25 @@ def test_parse_blocks_can_keep_unknown_types_as_raw() -> None:
     assert blocks[0] == mb.TextBlock(text="a")
     assert blocks[1] == mb.RawBlock(provider="unknown", data={"type": "hologram", "depth": 3})
     assert mb.parse_blocks('[{"type": "hologram"}]', unknown="raw")[0].type == "raw"
+
+
+def test_claude_native_blocks_are_read_and_unknown_ones_kept_raw() -> None:
+    items = [
+        {"type": "text", "text": "Looking.", "citations": []},
+        {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "cats"}},
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "3 cats", "is_error": False},
+        {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+        {"type": "hologram", "depth": 3},
+        {"type": "text"},  # a known type that does not validate
+    ]
+    blocks = mb.parse_blocks(items, unknown="raw")
+    assert isinstance(blocks[1], mb.ToolCallBlock)
+    assert (blocks[1].id, blocks[1].name, blocks[1].args) == ("toolu_1", "search", {"q": "cats"})
+    assert isinstance(blocks[2], mb.ToolResultBlock)
+    assert (blocks[2].tool_call_id, blocks[2].text) == ("toolu_1", "3 cats")
+    assert isinstance(blocks[3], mb.ThinkingBlock)
+    assert (blocks[3].signature, blocks[3].provider) == ("sig", "anthropic")
+    assert blocks[4] == mb.RawBlock(provider="unknown", data={"type": "hologram", "depth": 3})
+    assert blocks[5] == mb.RawBlock(provider="unknown", data={"type": "text"})
+    with pytest.raises(mb.DecodeError, match="at 4"):
+        mb.parse_blocks(items[:4] + items[5:])

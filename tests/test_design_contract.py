@@ -1695,7 +1695,7 @@ def test_from_stream_folds_text_tool_call_arguments_and_usage() -> None:
     assert [(c.id, c.name, c.args) for c in reply.tool_calls] == [("call_1", "f", {"a": 1})]
     assert reply.usage is not None
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (5, 7)
-    assert reply.stop_reason == "tool_calls"
+    assert reply.provider_stop_reason == "tool_calls"
 
 
 HELLO_STREAMS: dict[str, list[dict[str, Any]]] = {

@@ -284,3 +284,36 @@ def test_media_tokens_match_the_real_estimates() -> None:
         assert count_tokens(message, provider) == 1 + expected
     unread = mb.ImageBlock.from_url("https://example.com/cat.png")  # never fetched to count
     assert count_tokens(mb.UserMessage(content=[unread])) == FALLBACK_MEDIA_TOKENS
+
+
+CLAUDE_STYLE: list[dict[str, object]] = [
+    {"role": "user", "content": "What is 2+2?"},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "calc", "input": {"e": "2+2"}}],
+    },
+    {
+        "role": "tool",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "4"}],
+    },
+    {"role": "assistant", "content": "4"},
+    {"role": "assistant", "content": [{"type": "hologram"}]},
+]
+
+
+def test_history_utilities_take_message_dicts_claude_blocks_included() -> None:
+    assert mb.count_tokens(CLAUDE_STYLE) == mb.count_tokens(
+        [mb.history.parse_message(m) for m in CLAUDE_STYLE]  # type: ignore[arg-type]
+    )
+    merged = mb.merge_consecutive(CLAUDE_STYLE)  # type: ignore[arg-type]
+    assert [m.role for m in merged] == ["user", "assistant", "tool", "assistant"]
+    assert isinstance(merged[3].content[1], mb.RawBlock)
+    no_tools = mb.filter_messages(CLAUDE_STYLE, drop=["tools"])  # type: ignore[arg-type]
+    assert [m.role for m in no_tools] == ["user", "assistant", "assistant"]
+    trimmed = mb.trim_messages(CLAUDE_STYLE, 10_000)  # type: ignore[arg-type]
+    assert len(trimmed) == 5
+    assert isinstance(trimmed[1].content[0], mb.ToolCallBlock)
+    regrouped = mb.regroup_messages(CLAUDE_STYLE)  # type: ignore[arg-type]
+    assert [m.role for m in regrouped] == [m["role"] for m in CLAUDE_STYLE]
+    flat = mb.normalize_messages(regrouped)
+    assert mb.regroup_messages([item.model_dump() for item in flat]) == regrouped

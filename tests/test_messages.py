@@ -127,3 +127,24 @@ def test_content_accepts_a_single_block_or_a_string() -> None:
     block = mb.TextBlock(text="x")
     assert mb.UserMessage(content=block).content == [block]
     assert mb.UserMessage(content="x").content == [block]
+
+
+def test_text_constructor_takes_other_fields() -> None:
+    message = mb.UserMessage.text("hi", id="u1", name="ann")
+    assert (message.id, message.name, message.text) == ("u1", "ann", "hi")
+
+
+def test_from_result_takes_a_ready_result_block() -> None:
+    result = mb.ToolResultBlock(tool_call_id="c1", content="42", is_error=True)
+    message = mb.ToolMessage.from_result(result)
+    assert message.results == [result]
+
+
+def test_usage_keeps_raw_numbers_and_splits_cached_input() -> None:
+    first = mb.Usage(
+        input_tokens=100, cache_read_tokens=60, cache_write_tokens=10, raw={"in": 30, "x": {"a": 1}}
+    )
+    assert first.uncached_input_tokens == 30
+    total = first + mb.Usage(input_tokens=5, raw={"in": 5, "x": {"a": 2}, "tier": "s"})
+    assert total.raw == {"in": 35, "x": {"a": 3}, "tier": "s"}
+    assert total.uncached_input_tokens == 35

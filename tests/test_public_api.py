@@ -48,6 +48,12 @@ DESIGN_NAMES = {
     "prepare",
     "upload",
     "write_batch",
+    "Tool",
+    "Settings",
+    "Request",
+    "decode_request",
+    "encode_request",
+    "encode_response",
 }
 
 SCALE_NAMES = {

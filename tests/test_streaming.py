@@ -22,6 +22,7 @@ from pydantic import TypeAdapter
 import mediablocks as mb
 from mediablocks.errors import ToolResultMismatchError
 from mediablocks.streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
+from tests.conftest import without_raw
 
 Event = dict[str, Any]
 
@@ -184,8 +185,10 @@ def test_openai_chat_interleaved_parallel_calls_stay_apart() -> None:
         ("call_weather", "get_weather", {"city": "Paris"}, None),
         ("call_time", "get_time", {"tz": "UTC"}, None),
     ]
-    assert message.stop_reason == "tool_calls"
-    assert message.usage == mb.Usage(input_tokens=40, output_tokens=25, reasoning_tokens=7)
+    assert message.provider_stop_reason == "tool_calls"
+    assert without_raw(message.usage) == mb.Usage(
+        input_tokens=40, output_tokens=25, reasoning_tokens=7
+    )
     assert message.model == "gpt-4o-2024-08-06"
     assert message.provider == "openai-chat"
     assert "invalid_tool_args" not in message.metadata
@@ -220,7 +223,7 @@ def test_openai_chat_reasoning_and_refusal_deltas_are_joined() -> None:
     message = fold_both(events, "openai-chat", chat_chunks)
     assert [t.thinking for t in message.thinking] == ["First, think."]
     assert message.text == "I can't help with that."
-    assert message.stop_reason == "stop"
+    assert message.provider_stop_reason == "stop"
 
 
 def test_openai_chat_stream_cut_in_the_middle_yields_what_arrived() -> None:
@@ -383,7 +386,7 @@ def test_mistral_thinking_text_parallel_calls_usage_and_malformed_arguments() ->
         ("Xk29fLq0P", "get_weather", {}, '{"city": "Rome"'),
     ]
     assert message.metadata["invalid_tool_args"] == ["Xk29fLq0P"]
-    assert message.stop_reason == "tool_calls"
+    assert message.provider_stop_reason == "tool_calls"
     assert message.usage is not None
     assert (message.usage.input_tokens, message.usage.output_tokens) == (30, 40)
 
@@ -593,7 +596,7 @@ def test_anthropic_error_event_is_kept() -> None:
     message = accumulator.message()
     assert message.text == "Checking both."
     assert message.metadata["stream_error"] == {"type": "overloaded_error", "message": "Overloaded"}
-    assert message.stop_reason == "error: overloaded_error"
+    assert message.provider_stop_reason == "error: overloaded_error"
 
 
 # -- Bedrock ConverseStream -------------------------------------------------------------------
@@ -908,8 +911,8 @@ def test_ollama_thinking_text_calls_and_counts() -> None:
         ("get_weather", {"city": "Rome"}),
     ]
     assert len({c.id for c in message.tool_calls}) == 2
-    assert message.stop_reason == "stop"
-    assert message.usage == mb.Usage(input_tokens=26, output_tokens=31)
+    assert message.provider_stop_reason == "stop"
+    assert without_raw(message.usage) == mb.Usage(input_tokens=26, output_tokens=31)
     assert message.model == "qwen3:8b"
 
 
@@ -1044,7 +1047,7 @@ def test_gemini_thoughts_signatures_parallel_calls_and_usage() -> None:
     assert SIGNATURE_TEXT in dumped  # opaque signatures survive, on the part that carried them
     assert SIGNATURE_CALL in json.dumps(message.tool_calls[0].model_dump(mode="json"))
     assert SIGNATURE_CALL not in json.dumps(message.tool_calls[1].model_dump(mode="json"))
-    assert message.stop_reason == "STOP"  # the wire value, not the SDK enum's repr
+    assert message.provider_stop_reason == "STOP"  # the wire value, not the SDK enum's repr
     assert message.usage is not None
     assert message.usage.input_tokens == 31
     assert message.usage.reasoning_tokens == 12

@@ -15,7 +15,6 @@ from .blocks import (
     ToolCallBlock,
     ToolResultBlock,
     parse_block,
-    parse_blocks,
 )
 from .datauri import DataURI, parse_data_uri
 from .errors import (
@@ -37,6 +36,7 @@ from .errors import (
     ToolResultMismatchError,
     UnknownProviderError,
     UnsupportedBlockError,
+    UnsupportedSettingError,
     UploadError,
 )
 from .fetch import FetchResult, FetchStatusError, afetch, fetch
@@ -76,13 +76,26 @@ from .messages import (
     load_messages,
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
+from .parsing import parse_blocks
 from .policy import FetchPolicy, current_policy, use_policy
 from .prepare import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
 from .probe import MediaInfo, probe, probe_bytes
-from .providers import EncodeOptions, decode, decode_response, encode, encode_json
+from .providers import (
+    EncodeOptions,
+    decode,
+    decode_response,
+    encode,
+    encode_json,
+    encode_with_report,
+)
+from .providers._report import Dropped, EncodeReport
+from .request import Request, decode_request, encode_request, encode_response
+from .settings import Settings
+from .stop_reasons import StopReason
 from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
+from .tools import Tool
 from .upload import aupload, upload
 from .upload_cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
 from .validation import HistoryError, Problem, ensure_valid, validate
@@ -103,7 +116,9 @@ __all__ = [
     "DirectoryUploadCache",
     "DoesNotFitError",
     "DownloadTooLargeError",
+    "Dropped",
     "EncodeOptions",
+    "EncodeReport",
     "FetchError",
     "FetchPolicy",
     "FetchResult",
@@ -128,18 +143,23 @@ __all__ = [
     "Problem",
     "ProviderLimits",
     "RawBlock",
+    "Request",
+    "Settings",
     "SourceError",
+    "StopReason",
     "StreamAccumulator",
     "SystemMessage",
     "TextBlock",
     "ThinkingBlock",
     "TooLargeError",
+    "Tool",
     "ToolCallBlock",
     "ToolMessage",
     "ToolResultBlock",
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UnsupportedSettingError",
     "UploadCache",
     "UploadError",
     "Usage",
@@ -152,11 +172,15 @@ __all__ = [
     "count_tokens",
     "current_policy",
     "decode",
+    "decode_request",
     "decode_response",
     "detect_mime",
     "dump_messages",
     "encode",
     "encode_json",
+    "encode_request",
+    "encode_response",
+    "encode_with_report",
     "ensure_valid",
     "estimate_tokens",
     "fetch",

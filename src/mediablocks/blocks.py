@@ -6,7 +6,6 @@ through JSON losslessly, media bytes included (as base64).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
@@ -24,7 +23,6 @@ __all__ = [
     "ToolCallBlock",
     "ToolResultBlock",
     "parse_block",
-    "parse_blocks",
     "summarize_validation_error",
 ]
 
@@ -140,7 +138,6 @@ Block = Annotated[
 """Any block, tagged by ``type``."""
 
 _BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(Block)
-_BLOCKS_ADAPTER: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
 
 
 def parse_block(data: Any) -> Block:
@@ -151,36 +148,6 @@ def parse_block(data: Any) -> Block:
         return _BLOCK_ADAPTER.validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid block: {summarize_validation_error(exc)}") from None
-
-
-_KNOWN_TYPES = frozenset(
-    {"text", "thinking", "tool_call", "tool_result", "image", "audio", "video", "file", "raw"}
-)
-
-
-def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> list[Block]:
-    """A list of blocks from dicts (or JSON text) in mediablocks' own format.
-
-    With ``unknown="raw"``, items whose ``type`` mediablocks does not know are kept verbatim as
-    ``RawBlock(provider="unknown", data=item)`` instead of failing the whole list.
-    """
-    try:
-        if isinstance(data, (str, bytes)):
-            if unknown == "error":
-                return _BLOCKS_ADAPTER.validate_json(data)
-            data = json.loads(data)
-        if unknown == "raw" and isinstance(data, list):
-            data = [
-                RawBlock(provider="unknown", data=item)
-                if isinstance(item, dict) and item.get("type") not in _KNOWN_TYPES
-                else item
-                for item in data
-            ]
-        return _BLOCKS_ADAPTER.validate_python(data)
-    except ValidationError as exc:
-        raise DecodeError(f"not a valid block list: {summarize_validation_error(exc)}") from None
-    except ValueError as exc:
-        raise DecodeError(f"block list is not valid JSON: {exc}") from None
 
 
 def summarize_validation_error(exc: ValidationError, limit: int = 3) -> str:

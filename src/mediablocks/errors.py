@@ -8,6 +8,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── DecodeError (ValueError)             malformed base64, data URI, JSON or provider payload
     ├── MediaTypeError (ValueError)          the bytes contradict the declared type or block
     ├── UnsupportedBlockError (ValueError)   a provider cannot carry this block
+    │   └── UnsupportedSettingError          a tool, tool choice or setting it cannot honour
     ├── UnknownProviderError (ValueError)    a provider name mediablocks does not know
     ├── DoesNotFitError (ValueError)         media that cannot be fitted to a provider's limits
     ├── ToolResultMismatchError (ValueError) tool results that do not answer a turn's tool calls
@@ -50,6 +51,7 @@ __all__ = [
     "ToolResultMismatchError",
     "UnknownProviderError",
     "UnsupportedBlockError",
+    "UnsupportedSettingError",
     "UploadError",
 ]
 
@@ -68,6 +70,11 @@ class MediaTypeError(MediaBlocksError, ValueError):
 
 class UnsupportedBlockError(MediaBlocksError, ValueError):
     """A provider cannot carry this block and no degradation was chosen."""
+
+
+class UnsupportedSettingError(UnsupportedBlockError):
+    """A provider cannot honour a tool schema keyword, a tool choice or a setting, and no drop
+    was chosen (``unsupported="drop"`` drops it and reports it instead)."""
 
 
 class UnknownProviderError(MediaBlocksError, ValueError):

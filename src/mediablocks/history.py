@@ -24,7 +24,6 @@ from .blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    parse_blocks,
     summarize_validation_error,
 )
 from .errors import DecodeError, MediaBlocksError
@@ -37,6 +36,7 @@ from .messages import (
     ToolMessage,
     normalize_role,
 )
+from .parsing import parse_blocks
 from .tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
 from .tokens import estimate_tokens
 
@@ -100,6 +100,21 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
         raise DecodeError(f"not a valid message: {summarize_validation_error(exc)}") from None
 
 
+def as_messages(messages: Any) -> list[Message]:
+    """Messages from one message or a sequence of them, dicts in mediablocks' JSON form included
+    (see `parse_message`): what every history utility accepts."""
+    if isinstance(messages, (BaseModel, dict)):
+        messages = [messages]
+    if isinstance(messages, (str, bytes)) or not hasattr(messages, "__iter__"):
+        raise DecodeError(f"expected messages, not a {type(messages).__name__}")
+    out: list[Message] = []
+    for item in messages:
+        if not isinstance(item, (dict, BaseModel)) or isinstance(item, FlatItem):
+            raise DecodeError(f"expected a message, not a {type(item).__name__}")
+        out.append(parse_message(item))  # type: ignore[arg-type]
+    return out
+
+
 def normalize_messages(messages: Sequence[Message | dict[str, Any]]) -> list[FlatItem]:
     """A flat stream: one `FlatItem` per block, carrying its message's id, role, time and model.
 
@@ -136,8 +151,25 @@ def normalize_messages(messages: Sequence[Message | dict[str, Any]]) -> list[Fla
     return items
 
 
-def regroup_messages(items: Iterable[FlatItem]) -> list[Message]:
-    """The inverse of `normalize_messages`: consecutive items of one message id become a message."""
+def regroup_messages(items: Iterable[FlatItem | Message | dict[str, Any]]) -> list[Message]:
+    """The inverse of `normalize_messages`: consecutive items of one message id become a message.
+
+    Items may be `FlatItem`s (or their dicts), and messages or message dicts are accepted too (as
+    `normalize_messages` takes them): they are flattened first.
+    """
+    flat: list[FlatItem] = []
+    for given in items:
+        if isinstance(given, FlatItem):
+            flat.append(given)
+        elif isinstance(given, dict) and "message_id" in given:
+            try:
+                flat.append(FlatItem.model_validate(given))
+            except ValidationError as exc:
+                raise DecodeError(
+                    f"not a valid flat item: {summarize_validation_error(exc)}"
+                ) from None
+        else:
+            flat.extend(normalize_messages([given]))
     messages: list[Message] = []
     current: FlatItem | None = None
     blocks: list[Block] = []
@@ -154,7 +186,7 @@ def regroup_messages(items: Iterable[FlatItem]) -> list[Message]:
         }
         messages.append(_MESSAGE.validate_python(data))
 
-    for item in items:
+    for item in flat:
         if current is None or item.message_id != current.message_id:
             flush()
             current, blocks = item, []
@@ -164,7 +196,7 @@ def regroup_messages(items: Iterable[FlatItem]) -> list[Message]:
     return messages
 
 
-def merge_consecutive(messages: Sequence[Message]) -> list[Message]:
+def merge_consecutive(messages: Sequence[Message | dict[str, Any]]) -> list[Message]:
     """Merge adjacent messages of the same role into one.
 
     The merged message keeps the first message's id, timestamp and other fields, with the blocks
@@ -172,7 +204,7 @@ def merge_consecutive(messages: Sequence[Message]) -> list[Message]:
     are never merged: each holds its own record.
     """
     merged: list[Message] = []
-    for message in messages:
+    for message in as_messages(messages):
         previous = merged[-1] if merged else None
         if previous is None or previous.role != message.role or message.role in SESSION_ROLES:
             merged.append(message)
@@ -194,7 +226,7 @@ def _kind(block: Block) -> str:
 
 
 def filter_messages(
-    messages: Sequence[Message],
+    messages: Sequence[Message | dict[str, Any]],
     *,
     roles: Iterable[str] | None = None,
     drop: Iterable[BlockKind] = (),
@@ -211,7 +243,7 @@ def filter_messages(
     if "tools" in dropped:
         dropped |= {"tool_call", "tool_result"}
     result: list[Message] = []
-    for message in messages:
+    for message in as_messages(messages):
         if wanted_roles is not None and message.role not in wanted_roles:
             continue
         content: list[Block] = []
@@ -269,7 +301,10 @@ def _block_tokens(block: Block, provider: str | None, model: str | None) -> int:
 
 
 def count_tokens(
-    messages: Message | Sequence[Message], provider: str | None = None, *, model: str | None = None
+    messages: Message | dict[str, Any] | Sequence[Message | dict[str, Any]],
+    provider: str | None = None,
+    *,
+    model: str | None = None,
 ) -> int:
     """An approximate token count: text by `CHARS_PER_TOKEN`, media by `estimate_tokens`.
 
@@ -280,7 +315,7 @@ def count_tokens(
         from .providers._options import canonical_provider
 
         provider = canonical_provider(provider)
-    items = [messages] if isinstance(messages, BaseModel) else list(messages)
+    items = as_messages(messages)
     return sum(_block_tokens(b, provider, model) for m in items for b in m.content)
 
 
@@ -306,7 +341,7 @@ def _units(messages: Sequence[Message]) -> list[list[Message]]:
 
 
 def trim_messages(
-    messages: Sequence[Message],
+    messages: Sequence[Message | dict[str, Any]],
     max_tokens: int,
     *,
     provider: str | None = None,
@@ -323,6 +358,7 @@ def trim_messages(
     kept or dropped together. ``counter`` replaces `count_tokens` (say, a real tokenizer).
     """
     check_count("trim_messages", "max_tokens", max_tokens)
+    messages = as_messages(messages)
     count = counter or (lambda ms: count_tokens(ms, provider, model=model))
     system = [m for m in messages if isinstance(m, SystemMessage)] if keep_system else []
     rest = [m for m in messages if not (keep_system and isinstance(m, SystemMessage))]

@@ -42,6 +42,7 @@ from .blocks import (
 )
 from .errors import DecodeError
 from .media import AudioBlock, ImageBlock, MediaBlock, media_block
+from .stop_reasons import STOP_REASONS, StopReason, normalize_stop_reason
 
 __all__ = [
     "FORMAT_VERSION",
@@ -100,7 +101,13 @@ def _as_blocks(value: Any) -> Any:
 
 
 class Usage(BaseModel):
-    """Token counts and cost of one model response."""
+    """Token counts and cost of one model response, the same way for every provider.
+
+    ``input_tokens`` is every input token, cache reads and writes included (providers that count
+    them apart, Anthropic and Bedrock, are added up); ``uncached_input_tokens`` is the input
+    without them. ``reasoning_tokens`` are part of ``output_tokens``. ``raw`` keeps the
+    provider's own usage numbers verbatim, under its own names.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -110,11 +117,17 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float | None = None
+    raw: dict[str, Any] = {}
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens (cache reads and writes are part of the input)."""
         return self.input_tokens + self.output_tokens
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        """Input tokens neither read from nor written to the provider's prompt cache."""
+        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
 
     def __add__(self, other: Usage) -> Usage:
         cost = (
@@ -129,6 +142,7 @@ class Usage(BaseModel):
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost=cost,
+            raw=_add_raw(self.raw, other.raw),
         )
 
 
@@ -138,6 +152,21 @@ blocks (``media_block(...)``'s `MediaBlock` included: it is always one of the me
 The model always stores ``list[Block]``; the ``__init__`` signatures below, seen only by type
 checkers, say so (the fields' own type would refuse a plain string)."""
 
+
+def _add_raw(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two raw usage records added key by key (numbers summed, other values from the second)."""
+    out = dict(first)
+    for key, value in second.items():
+        before = out.get(key)
+        if isinstance(before, int) and isinstance(value, int):
+            out[key] = before + value
+        elif isinstance(before, dict) and isinstance(value, dict):
+            out[key] = _add_raw(before, value)
+        else:
+            out[key] = value
+    return out
+
+
 _MessageT = TypeVar("_MessageT", bound="_MessageBase")
 
 
@@ -145,7 +174,7 @@ class _TextAccessor:
     """``Message.text``: a constructor on the class, the joined text on an instance."""
 
     @overload
-    def __get__(self, instance: None, owner: type[_MessageT]) -> Callable[[str], _MessageT]: ...
+    def __get__(self, instance: None, owner: type[_MessageT]) -> Callable[..., _MessageT]: ...
 
     @overload
     def __get__(self, instance: _MessageBase, owner: type[Any]) -> str: ...
@@ -153,10 +182,12 @@ class _TextAccessor:
     def __get__(self, instance: _MessageBase | None, owner: type[Any]) -> Any:
         if instance is None:
 
-            def build(text: str) -> Any:
-                return owner(content=[TextBlock(text=text)])
+            def build(text: str, **fields: Any) -> Any:
+                return owner(content=[TextBlock(text=text)], **fields)
 
-            build.__doc__ = f"A {owner.__name__} holding one text block."
+            build.__doc__ = (
+                f"A {owner.__name__} holding one text block; other fields (``id=``...) as given."
+            )
             return build
         return "\n".join(b.text for b in instance.content if isinstance(b, TextBlock))
 
@@ -263,13 +294,20 @@ class UserMessage(_MessageBase):
 class AssistantMessage(_MessageBase):
     """The model's reply: text, thinking, tool calls, media, raw provider blocks.
 
-    ``provider`` and ``model`` say who produced it; ``usage`` and ``stop_reason`` come from the
+    ``provider`` and ``model`` say who produced it; ``usage`` and the stop reason come from the
     response; ``response_id`` is the provider's id for the response, when it has one.
+
+    ``stop_reason`` is one vocabulary for every provider (see `StopReason`: ``end_turn``,
+    ``tool_use``, ``max_tokens``...); ``provider_stop_reason`` is the provider's own value,
+    verbatim. Given only ``provider_stop_reason``, ``stop_reason`` is worked out from it and
+    ``provider``; a ``stop_reason`` outside the vocabulary (a provider's value, as older
+    mediablocks stored it) moves to ``provider_stop_reason`` and is normalised.
     """
 
     role: Literal["assistant"] = "assistant"
     usage: Usage | None = None
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None
+    provider_stop_reason: str | None = None
     model: str | None = None
     provider: str | None = None
     response_id: str | None = None
@@ -286,10 +324,36 @@ class AssistantMessage(_MessageBase):
             role: Literal["assistant"] = ...,
             usage: Usage | None = ...,
             stop_reason: str | None = ...,
+            provider_stop_reason: str | None = ...,
             model: str | None = ...,
             provider: str | None = ...,
             response_id: str | None = ...,
         ) -> None: ...
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalized_stop_reason(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        reason, raw = data.get("stop_reason"), data.get("provider_stop_reason")
+        if isinstance(reason, str) and reason not in STOP_REASONS:
+            data = {**data, "provider_stop_reason": raw or reason, "stop_reason": None}
+            reason, raw = None, raw or reason
+        if reason is None and isinstance(raw, str):
+            provider = data.get("provider")
+            content = _as_blocks(data.get("content"))
+            calls = isinstance(content, list) and any(
+                isinstance(b, ToolCallBlock)
+                or (isinstance(b, dict) and b.get("type") == "tool_call")
+                for b in content
+            )
+            data = {
+                **data,
+                "stop_reason": normalize_stop_reason(
+                    raw, provider if isinstance(provider, str) else None, tool_calls=calls
+                ),
+            }
+        return data
 
     @property
     def tool_calls(self) -> list[ToolCallBlock]:
@@ -322,13 +386,16 @@ class ToolMessage(_MessageBase):
     @classmethod
     def from_result(
         cls,
-        tool_call_id: str,
-        content: str | Sequence[ContentBlock] | ContentBlock,
+        tool_call_id: str | ToolResultBlock,
+        content: str | Sequence[ContentBlock] | ContentBlock = "",
         *,
         is_error: bool = False,
         name: str | None = None,
     ) -> ToolMessage:
-        """A message holding one tool result."""
+        """A message holding one tool result: a call id and its content, or a ready
+        `ToolResultBlock` (``ToolMessage.from_result(result_block)``)."""
+        if isinstance(tool_call_id, ToolResultBlock):
+            return cls(content=[tool_call_id])
         result = ToolResultBlock(
             tool_call_id=tool_call_id,
             content=content if isinstance(content, str) else _as_list(content),

@@ -210,8 +210,8 @@ def test_several_or_rich_system_blocks_go_as_a_list() -> None:
     fields = encode(
         [
             mb.SystemMessage.text("one"),
-            mb.UserMessage.text("hi"),
             mb.SystemMessage(content=[cached]),
+            mb.UserMessage.text("hi"),
         ]
     )
     assert fields["system"] == [
@@ -594,6 +594,7 @@ def test_response_decodes_with_usage_thinking_citations_and_raw_blocks(as_sdk: b
         cache_read_tokens=1000,
         cache_write_tokens=200,
         reasoning_tokens=120,
+        raw=RESPONSE["usage"],
     )
     kinds = [type(b).__name__ for b in reply.content]
     assert kinds == [

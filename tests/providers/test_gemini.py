@@ -23,6 +23,7 @@ from tests.conftest import (
     make_png,
     make_wav,
     serve,
+    without_raw,
 )
 
 import mediablocks as mb
@@ -491,7 +492,14 @@ def test_urls_go_as_file_data_when_asked_and_decode_to_url_blocks() -> None:
     rest = encode_rest(history, url_media="url")
     assert parts_of(rest, 0) == [{"fileData": {"fileUri": url, "mimeType": "image/png"}}]
     [message] = from_gemini(rest)
-    assert message.content == history[0].content  # the very same block: type and URL
+    [back] = message.content
+    assert isinstance(back, mb.ImageBlock)
+    assert back.source == history[0].content[0].source  # type: ignore[union-attr]
+    # Remembered as Gemini's file_data, so it goes back that way even without url_media="url".
+    assert back.provider_data == {"gemini": {"as_file_uri": True}}
+    assert parts_of(encode([message]), 0) == [
+        {"file_data": {"file_uri": url, "mime_type": "image/png"}}
+    ]
 
 
 def test_youtube_gs_and_file_api_uris_go_as_file_data_by_default() -> None:
@@ -829,8 +837,8 @@ def test_a_response_decodes_with_usage_stop_reason_thoughts_and_raw_parts(form: 
     assert reply.provider == "gemini"
     assert reply.model == "gemini-3-pro-preview"
     assert reply.response_id == "resp_9xQ2"
-    assert reply.stop_reason == "STOP"
-    assert reply.usage == mb.Usage(
+    assert reply.provider_stop_reason == "STOP"
+    assert without_raw(reply.usage) == mb.Usage(
         input_tokens=1200 + 20,
         output_tokens=80 + 300,
         cache_read_tokens=1000,
@@ -861,8 +869,8 @@ def test_a_blocked_prompt_decodes_to_an_empty_reply_with_the_reason() -> None:
         {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 7}}
     )
     assert reply.content == []
-    assert reply.stop_reason == "SAFETY"
-    assert reply.usage == mb.Usage(input_tokens=7)
+    assert reply.provider_stop_reason == "SAFETY"
+    assert without_raw(reply.usage) == mb.Usage(input_tokens=7)
 
 
 def test_a_streamed_reply_folds_and_decodes_with_its_signatures() -> None:
@@ -895,8 +903,8 @@ def test_a_streamed_reply_folds_and_decodes_with_its_signatures() -> None:
         assert reply.text == "Hello"
         assert reply.tool_calls[0].args == {"x": 1}
         assert reply.tool_calls[0].for_provider("gemini") == {"thought_signature": sig("s")}
-        assert reply.stop_reason == "STOP"
-        assert reply.usage == mb.Usage(input_tokens=5, output_tokens=4)
+        assert reply.provider_stop_reason == "STOP"
+        assert without_raw(reply.usage) == mb.Usage(input_tokens=5, output_tokens=4)
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from tests.conftest import (
     make_png,
     make_wav,
     model_keys,
+    without_raw,
 )
 
 import mediablocks as mb
@@ -213,18 +214,18 @@ def test_audio_is_inline_base64_and_decodes_back() -> None:
     assert audio.mime_type == "audio/wav"
 
 
-def test_audio_url_is_downloaded_and_url_mode_refused(server: tuple[str, Any]) -> None:
+def test_audio_url_goes_as_the_url_and_inline_mode_downloads_it(server: tuple[str, Any]) -> None:
     base, handler = server
     wav = make_wav(0.02)
     handler.routes["/clip.wav"] = ("audio/wav", wav)
     block = mb.AudioBlock.from_url(base + "/clip.wav")
-    out = encode([mb.UserMessage(content=[block])], policy=LOCAL)
-    assert from_mistral(out)[0].content[0].read() == wav
-    with pytest.raises(UnsupportedBlockError, match=r"message 0, block 0.*cannot fetch"):
-        to_mistral(
-            [mb.UserMessage(content=[mb.AudioBlock.from_url(base + "/x.wav")])],
-            EncodeOptions(url_media="url"),
-        )
+    out = encode([mb.UserMessage(content=[block])])
+    assert out[0]["content"][0] == {"type": "input_audio", "input_audio": base + "/clip.wav"}
+    back = from_mistral(out)[0].content[0]
+    assert isinstance(back, mb.AudioBlock)
+    assert back.source == block.source  # still the URL, nothing fetched
+    inlined = encode([mb.UserMessage(content=[block])], policy=LOCAL, url_media="inline")
+    assert from_mistral(inlined)[0].content[0].read() == wav
 
 
 def test_pdf_goes_as_document_url_with_its_name() -> None:
@@ -513,8 +514,10 @@ def test_response_decodes_with_usage_stop_reason_and_raw_chunks(as_sdk: bool) ->
     assert message.provider == "mistral"
     assert message.model == "mistral-small-latest"
     assert message.response_id == "cmpl-e5cc70bb28c444948073e77776eb30ef"
-    assert message.stop_reason == "tool_calls"
-    assert message.usage == mb.Usage(input_tokens=16, output_tokens=34, cache_read_tokens=4)
+    assert message.provider_stop_reason == "tool_calls"
+    assert without_raw(message.usage) == mb.Usage(
+        input_tokens=16, output_tokens=34, cache_read_tokens=4
+    )
     text, raw, call = message.content
     assert text.text == "Let me check."
     assert isinstance(raw, mb.RawBlock)

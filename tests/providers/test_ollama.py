@@ -10,7 +10,15 @@ from typing import Any
 import ollama
 import pytest
 from ollama._types import ChatRequest
-from tests.conftest import TESTDATA, load_manifest, make_jpeg, make_png, make_wav, model_keys
+from tests.conftest import (
+    TESTDATA,
+    load_manifest,
+    make_jpeg,
+    make_png,
+    make_wav,
+    model_keys,
+    without_raw,
+)
 
 import mediablocks as mb
 from mediablocks.errors import DecodeError, UnsupportedBlockError
@@ -303,8 +311,12 @@ RESPONSE = {
 def test_response_dict_decodes_with_usage_stop_reason_and_call_id() -> None:
     [message] = from_ollama(RESPONSE)
     assert isinstance(message, mb.AssistantMessage)
-    assert (message.provider, message.model, message.stop_reason) == ("ollama", "qwen3:8b", "stop")
-    assert message.usage == mb.Usage(input_tokens=11, output_tokens=18)
+    assert (message.provider, message.model, message.provider_stop_reason) == (
+        "ollama",
+        "qwen3:8b",
+        "stop",
+    )
+    assert without_raw(message.usage) == mb.Usage(input_tokens=11, output_tokens=18)
     thinking, call = message.content
     assert (thinking.thinking, thinking.provider) == ("The user wants the weather.", "ollama")
     assert (call.id, call.name, call.args) == ("call_lyywui55", "get_weather", {"city": "Paris"})
@@ -315,8 +327,8 @@ def test_response_dict_decodes_with_usage_stop_reason_and_call_id() -> None:
 def test_sdk_response_object_decodes() -> None:
     response = ollama.ChatResponse.model_validate(RESPONSE)
     [message] = from_ollama(response)
-    assert message.usage == mb.Usage(input_tokens=11, output_tokens=18)
-    assert message.stop_reason == "stop"
+    assert without_raw(message.usage) == mb.Usage(input_tokens=11, output_tokens=18)
+    assert message.provider_stop_reason == "stop"
     # this SDK version drops the server's tool-call id: one is made up, never empty
     [call] = message.tool_calls
     assert call.id.startswith("call_")

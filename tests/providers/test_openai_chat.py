@@ -608,13 +608,15 @@ def test_responses_decode_with_usage_and_stop_reason(as_object: bool) -> None:
     payload = ChatCompletion.model_validate(RESPONSE) if as_object else RESPONSE
     (message,) = from_openai_chat(payload)
     assert isinstance(message, mb.AssistantMessage)
-    assert (message.provider, message.model, message.response_id, message.stop_reason) == (
+    assert (message.provider, message.model, message.response_id, message.provider_stop_reason) == (
         "openai-chat",
         "gpt-4o-2024-08-06",
         "chatcmpl-1",
         "tool_calls",
     )
-    assert message.usage == mb.Usage(
+    assert message.usage is not None
+    assert message.usage.raw["prompt_tokens"] == 120
+    assert message.usage.model_copy(update={"raw": {}}) == mb.Usage(
         input_tokens=120, output_tokens=30, cache_read_tokens=100, reasoning_tokens=12
     )
     assert message.text == "See example.com."

@@ -39,6 +39,7 @@ from tests.conftest import (
     make_wav,
     tool_call_history,
     type_adapter,
+    without_raw,
 )
 
 import mediablocks as mb
@@ -799,13 +800,13 @@ def test_responses_decode_with_usage_ids_and_every_item(form: str) -> None:
     }[form]
     (message,) = decode(payload, "openai-responses")
     assert isinstance(message, mb.AssistantMessage)
-    assert (message.provider, message.model, message.response_id, message.stop_reason) == (
+    assert (message.provider, message.model, message.response_id, message.provider_stop_reason) == (
         "openai-responses",
         "gpt-5-2025-08-07",
         "resp_123",
         "completed",
     )
-    assert message.usage == mb.Usage(
+    assert without_raw(message.usage) == mb.Usage(
         input_tokens=120, output_tokens=30, cache_read_tokens=100, reasoning_tokens=12
     )
     assert [b.type for b in message.content] == ["thinking", "raw", "text", "tool_call"]
@@ -837,7 +838,7 @@ def test_incomplete_responses_say_why() -> None:
         "output": [REASONING],
     }
     (message,) = from_openai_responses(Response.model_validate(response))
-    assert message.stop_reason == "max_output_tokens"  # type: ignore[union-attr]
+    assert message.provider_stop_reason == "max_output_tokens"  # type: ignore[union-attr]
     assert message.metadata["openai-responses"]["status"] == "incomplete"
 
 

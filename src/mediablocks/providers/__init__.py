@@ -27,6 +27,9 @@ from ..errors import (
 )
 from ..messages import AssistantMessage, Message
 from ..policy import FetchPolicy
+from ..settings import Settings
+from ..stop_reasons import STOP_REASONS, normalize_stop_reason
+from ..tools import Tool
 from . import _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
@@ -40,7 +43,9 @@ from ._options import (
     canonical_provider,
 )
 from ._profiles import checked_encoder, labelled_decoder
+from ._report import EncodeReport
 from ._response import one_reply
+from ._rules import compaction_as_user, foreign_blocks_checked
 from ._typed import (
     AnthropicFields,
     BedrockFields,
@@ -50,7 +55,7 @@ from ._typed import (
     OpenAIChatFields,
     OpenAIResponsesFields,
 )
-from .registry import REGISTRY, provider_entry
+from .registry import REGISTRY, provider_entry, request_module
 
 __all__ = [
     "ALIASES",
@@ -72,6 +77,7 @@ __all__ = [
     "decode_response",
     "encode",
     "encode_json",
+    "encode_with_report",
     "translator",
 ]
 
@@ -180,6 +186,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.OpenAIChatFields: ...
 
 
@@ -193,6 +204,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.OpenAIResponsesFields: ...
 
 
@@ -206,6 +222,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.AnthropicFields: ...
 
 
@@ -219,6 +240,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.GeminiFields: ...
 
 
@@ -232,6 +258,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.BedrockFields: ...
 
 
@@ -245,6 +276,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.MistralFields: ...
 
 
@@ -258,6 +294,11 @@ def encode(  # type: ignore[overload-overlap]
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> _typed.OllamaFields: ...
 
 
@@ -271,6 +312,11 @@ def encode(
     policy: FetchPolicy | None = ...,
     thinking: Literal["drop", "text"] = ...,
     tool_result_media: Literal["error", "user_message"] = ...,
+    tools: Sequence[Tool] | None = ...,
+    tool_choice: str | None = ...,
+    settings: Settings | None = ...,
+    unsupported: Literal["error", "drop"] = ...,
+    compaction: Literal["skip", "user"] = ...,
 ) -> dict[str, Any]: ...
 
 
@@ -283,15 +329,23 @@ def encode(
     policy: FetchPolicy | None = None,
     thinking: Literal["drop", "text"] = "drop",
     tool_result_media: Literal["error", "user_message"] = "user_message",
+    tools: Sequence[Tool] | None = None,
+    tool_choice: str | None = None,
+    settings: Settings | None = None,
+    unsupported: Literal["error", "drop"] = "error",
+    compaction: Literal["skip", "user"] = "skip",
 ) -> Mapping[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
     ``target="sdk"`` gives what the official Python SDK accepts (raw bytes where boto3 and
     google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. With a provider name
     written out (``"anthropic"``) and the SDK target, a type checker sees the fields as the SDK's
-    own parameter types (`AnthropicFields`...), so the SDK call keeps its return type. The other
-    options are described on `EncodeOptions`. Session messages are skipped; a block the provider
-    cannot carry raises `UnsupportedBlockError` naming it and its position.
+    own parameter types (`AnthropicFields`...), so the SDK call keeps its return type.
+    ``tools``, ``tool_choice`` and ``settings`` become the provider's own fields (for Gemini, one
+    ``config`` holding them with the system instruction). The other options are described on
+    `EncodeOptions`. Session messages are skipped; a block the provider cannot carry raises
+    `UnsupportedBlockError` naming it and its position, and a setting it cannot honour
+    `UnsupportedSettingError` (unless ``unsupported="drop"``).
     """
     options = EncodeOptions(
         target=target,
@@ -299,9 +353,60 @@ def encode(
         policy=policy,
         thinking=thinking,
         tool_result_media=tool_result_media,
+        tools=tuple(tools or ()),
+        tool_choice=tool_choice,
+        settings=settings,
+        unsupported=unsupported,
+        compaction=compaction,
     )
+    return _encode_with(messages, provider, options)
+
+
+def encode_with_report(
+    messages: Message | Sequence[Message], provider: str, **options: Any
+) -> tuple[dict[str, Any], EncodeReport]:
+    """`encode`, plus an `EncodeReport` of everything left out because the caller allowed it
+    (``unsupported="drop"``: settings, schema keywords, tool choices, other providers' blocks)."""
+    report = EncodeReport()
+    tools = options.pop("tools", None)
+    chosen = EncodeOptions(tools=tuple(tools or ()), **options).replace(report=report)
+    return _encode_with(messages, provider, chosen), report
+
+
+def _encode_with(
+    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
+) -> dict[str, Any]:
     encoder, _ = translator(provider)
-    return encoder(_as_messages(messages), options)
+    listed = _as_messages(messages)
+    if options.compaction == "user":
+        listed = compaction_as_user(listed)
+    listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
+    encoded = encoder(listed, options)
+    if options.tools or options.tool_choice is not None or options.settings is not None:
+        fields = request_module(provider).encode_fields(options)
+        encoded = merge_fields(encoded, fields, canonical_provider(provider))
+    return encoded
+
+
+def merge_fields(encoded: dict[str, Any], fields: dict[str, Any], provider: str) -> dict[str, Any]:
+    """The message fields and the tool/settings fields in one request: a field both give as an
+    object (Gemini's ``config``, Ollama's ``options``) is merged key by key; any other clash
+    raises `InvalidOptionError`."""
+    out = dict(encoded)
+    for key, value in fields.items():
+        before = out.get(key)
+        if before is None:
+            out[key] = value
+        elif isinstance(before, dict) and isinstance(value, dict):
+            clashes = sorted(set(before) & set(value))
+            if clashes:
+                raise InvalidOptionError(
+                    f"{provider}: {key}.{', '.join(clashes)} set twice (messages and settings)"
+                )
+            out[key] = {**before, **value}
+        else:
+            raise InvalidOptionError(f"{provider}: {key} set twice (messages and settings)")
+    return out
 
 
 def decode(payload: Any, provider: str) -> list[Message]:
@@ -337,7 +442,7 @@ def decode(payload: Any, provider: str) -> list[Message]:
         ) from None
     if _nothing_recognised(messages, payload):
         _raise_if_foreign(entry.name, payload, "nothing in it was recognised")
-    return messages
+    return [_stop_reason_normalized(message, entry.name) for message in messages]
 
 
 def _nothing_recognised(messages: list[Message], payload: Any) -> bool:
@@ -375,6 +480,20 @@ def decode_response(payload: Any, provider: str) -> AssistantMessage:
     return one_reply(decode(payload, provider), canonical_provider(provider))
 
 
+def _stop_reason_normalized(message: Message, provider: str) -> Message:
+    """An assistant reply whose ``stop_reason`` a translator set to the provider's own value:
+    that value moves to ``provider_stop_reason`` and ``stop_reason`` is normalised."""
+    if not isinstance(message, AssistantMessage) or message.stop_reason is None:
+        return message
+    raw = message.provider_stop_reason or message.stop_reason
+    if message.provider_stop_reason is not None and message.stop_reason in STOP_REASONS:
+        return message
+    reason = normalize_stop_reason(
+        raw, message.provider or provider, tool_calls=bool(message.tool_calls)
+    )
+    return message.model_copy(update={"stop_reason": reason, "provider_stop_reason": raw})
+
+
 def encode_json(
     messages: Message | Sequence[Message],
     provider: str,
@@ -399,8 +518,7 @@ def encode_json(
         options = None
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
-    encoder, _ = translator(provider)
-    encoded = encoder(_as_messages(messages), chosen)
+    encoded = _encode_with(messages, provider, chosen)
     clashes = sorted(set(fields) & set(encoded))
     if clashes:
         raise InvalidOptionError(

@@ -3,6 +3,7 @@ turn grouping (encode) and turn splitting (decode)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mimetypes
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +45,7 @@ __all__ = [
     "parse_args",
     "results_first",
     "sendable",
+    "synthetic_call_id",
     "tool_args",
     "tool_result_content",
     "tool_results",
@@ -75,20 +77,25 @@ def group_turns(
     tool: RoleEncoder,
     user: RoleEncoder,
     assistant_role: str = "assistant",
+    lift_system: str = "all",
 ) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
     """``(system parts, turns)`` for APIs that lift the system prompt and alternate two roles.
 
     System messages are lifted, in order, into the system parts. Every other message becomes a
     ``(role, parts)`` turn: assistant messages ``assistant_role``, tool and user messages
     ``"user"``. Consecutive turns of the same role are merged and a turn with no parts is dropped.
+    With ``lift_system="leading"`` only the system messages before any other are lifted; later
+    ones stay in place as ``"system"`` turns (for APIs that take them there).
     """
     system_parts: list[Part] = []
     turns: list[tuple[str, list[Part]]] = []
     for index, message in sendable(messages):
-        if isinstance(message, SystemMessage):
+        if isinstance(message, SystemMessage) and (lift_system == "all" or not turns):
             system_parts.extend(system(message.content, index))
             continue
-        if isinstance(message, AssistantMessage):
+        if isinstance(message, SystemMessage):
+            role, parts = "system", system(message.content, index)
+        elif isinstance(message, AssistantMessage):
             role, parts = assistant_role, assistant(message.content, index)
         elif isinstance(message, ToolMessage):
             role, parts = "user", tool(message.content, index)
@@ -467,3 +474,12 @@ def strict_b64decode(text: str, what: str) -> bytes:
     if b64encode(data) != text:
         raise DecodeError(f"{what} is not canonical base64 (as the provider sends it)")
     return data
+
+
+def synthetic_call_id(prefix: str, name: Any, args: Any, where: str) -> str:
+    """A tool-call id for a provider that sent none: made from the call and its place in the
+    payload, so decoding the same payload twice gives the same ids."""
+    digest = hashlib.sha256(
+        json.dumps([name, args, where], sort_keys=True, default=str).encode("utf-8")
+    ).hexdigest()
+    return f"{prefix}{digest[:20]}"

@@ -6,8 +6,14 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
+from pydantic import ValidationError
+
+from ..blocks import summarize_validation_error
 from ..errors import InvalidOptionError
 from ..policy import FetchPolicy
+from ..settings import Settings
+from ..tools import Tool, check_tool_choice
+from ._report import EncodeReport
 from .registry import ALIASES, PROVIDERS, canonical_provider
 
 __all__ = [
@@ -68,6 +74,8 @@ _OPTION_VALUES: dict[str, Any] = {
     "url_media": Literal["auto", "url", "inline"],
     "thinking": Literal["drop", "text"],
     "tool_result_media": Literal["error", "user_message"],
+    "unsupported": Literal["error", "drop"],
+    "compaction": Literal["skip", "user"],
 }
 
 
@@ -95,11 +103,41 @@ class EncodeOptions:
     """Media inside tool results for a provider that cannot put media there (OpenAI Chat,
     Mistral, Ollama): ``user_message`` moves it into a user message right after the tool
     results, saying which call it belongs to; ``error`` raises `UnsupportedBlockError`."""
+    tools: tuple[Tool, ...] = ()
+    """Tools the model may call, translated to the provider's own tool definitions."""
+    tool_choice: str | None = None
+    """``auto``, ``none``, ``required`` or a tool's name; ``None`` leaves the provider's default."""
+    settings: Settings | None = None
+    """Output limit, sampling, stop sequences, reasoning effort, structured output."""
+    unsupported: Literal["error", "drop"] = "error"
+    """A setting, tool schema keyword or tool choice the provider cannot honour, or another
+    provider's server-side tool block: ``error`` raises `UnsupportedSettingError` (or
+    `UnsupportedBlockError` for blocks) naming it; ``drop`` leaves it out and reports it (see
+    `mb.encode_with_report`)."""
+    compaction: Literal["skip", "user"] = "skip"
+    """`CompactionSummaryMessage` entries: ``skip`` them (default), or send each summary as a
+    user message in its place, so the model sees the compacted context."""
     media_sink: MediaSink | None = field(default=None, compare=False, repr=False)
     """Set by `encode_json` only."""
+    report: EncodeReport | None = field(default=None, compare=False, repr=False)
+    """Where drops are recorded (set by `mb.encode_with_report`)."""
 
     def __post_init__(self) -> None:
-        for name in ("target", "url_media", "thinking", "tool_result_media"):
+        if self.tools or self.tool_choice is not None:
+            object.__setattr__(self, "tools", tuple(_as_tools(self.tools)))
+            object.__setattr__(
+                self, "tool_choice", check_tool_choice(self.tool_choice, list(self.tools))
+            )
+        if self.settings is not None and not isinstance(self.settings, Settings):
+            object.__setattr__(self, "settings", _as_settings(self.settings))
+        for name in (
+            "target",
+            "url_media",
+            "thinking",
+            "tool_result_media",
+            "unsupported",
+            "compaction",
+        ):
             allowed = get_args(_OPTION_VALUES[name])
             value = getattr(self, name)
             if value not in allowed:
@@ -113,3 +151,32 @@ class EncodeOptions:
     def replace(self, **changes: Any) -> EncodeOptions:
         """A copy with some options changed."""
         return replace(self, **changes)
+
+
+def _as_tools(tools: Any) -> list[Tool]:
+    """Tools from `Tool` objects or dicts of its fields."""
+    if isinstance(tools, (Tool, dict)) or not hasattr(tools, "__iter__"):
+        raise InvalidOptionError(f"tools must be a list of mb.Tool, not {type(tools).__name__}")
+    out: list[Tool] = []
+    for item in tools:
+        if isinstance(item, Tool):
+            out.append(item)
+            continue
+        try:
+            out.append(Tool.model_validate(item))
+        except ValidationError as exc:
+            raise InvalidOptionError(
+                f"not a tool ({summarize_validation_error(exc)}): {item!r:.80}"
+            ) from None
+    names = [tool.name for tool in out]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise InvalidOptionError(f"tool names must be unique: {', '.join(twice)} given twice")
+    return out
+
+
+def _as_settings(value: Any) -> Settings:
+    try:
+        return Settings.model_validate(value)
+    except ValidationError as exc:
+        raise InvalidOptionError(f"invalid settings: {summarize_validation_error(exc)}") from None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UnknownProviderError
+from ..errors import UnknownProviderError, UnsupportedSettingError
 from . import _sniff
 
 if TYPE_CHECKING:  # only for annotations: importing them here would make a cycle
@@ -37,6 +37,7 @@ __all__ = [
     "Provider",
     "canonical_provider",
     "provider_entry",
+    "request_module",
 ]
 
 _PACKAGE = __name__.rsplit(".", 1)[0]
@@ -435,7 +436,9 @@ REGISTRY: tuple[Provider, ...] = (
             differences=MappingProxyType(
                 {"images": "data URIs only: URL images are downloaded and inlined"}
             ),
-            parts=MappingProxyType({"stream": "openai_chat", "tokens": "openai_chat"}),
+            parts=MappingProxyType(
+                {"stream": "openai_chat", "tokens": "openai_chat", "request": "openai_chat"}
+            ),
         ),
     ),
     *(
@@ -467,7 +470,9 @@ REGISTRY: tuple[Provider, ...] = (
                         "files": "no Files API: file ids raise",
                     }
                 ),
-                parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
+                parts=MappingProxyType(
+                    {"stream": "anthropic", "tokens": "anthropic", "request": "anthropic"}
+                ),
             ),
         )
         for platform, title, aliases, client, version in (
@@ -512,6 +517,24 @@ def canonical_provider(name: str) -> str:
         known = ", ".join(PROVIDERS)
         raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
     return key
+
+
+def request_module(name: str) -> ModuleType:
+    """The provider's ``request`` part: ``encode_fields``, ``decode_fields`` and
+    ``response_body`` for tools, tool choice, settings and whole responses.
+
+    Raises `UnsupportedSettingError` for a provider whose requests are not translated yet.
+    """
+    entry = provider_entry(name)
+    try:
+        return entry.part("request")
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").endswith(".request"):
+            raise
+        raise UnsupportedSettingError(
+            f"{entry.name}: tools, tool choice, settings and whole requests are not translated "
+            "for this provider yet; pass them to the SDK call yourself"
+        ) from None
 
 
 def provider_entry(name: str) -> Provider:

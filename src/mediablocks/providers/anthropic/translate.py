@@ -73,6 +73,8 @@ _IMAGE_KEYS = frozenset({"type", "source"})
 _DOCUMENT_KEYS = frozenset({"type", "source", "title"})
 _THINKING_KEYS = frozenset({"type", "thinking", "signature"})
 _REDACTED_KEYS = frozenset({"type", "data"})
+_UNTITLED = "untitled"
+"""Marks a document Anthropic sent without a title, so encoding adds none."""
 _TOOL_USE_KEYS = frozenset({"type", "id", "name", "input"})
 _TOOL_RESULT_KEYS = frozenset({"type", "tool_use_id", "content", "is_error"})
 
@@ -85,7 +87,9 @@ def to_anthropic(
 ) -> dict[str, Any]:
     """The ``messages`` (and ``system``) fields of ``client.messages.create(...)``.
 
-    System messages are lifted, in order, into the top-level ``system``. Consecutive turns of the
+    System messages before the conversation starts are lifted, in order, into the top-level
+    ``system``; a system message later in the conversation stays in place as a ``system``
+    message (the Messages API carries them there). Consecutive turns of the
     same role are merged (the API wants user and assistant to alternate) and in each user turn the
     ``tool_result`` blocks come first. A turn left with no blocks is not sent. The JSON target is
     the same: Anthropic's SDK and HTTP API both take base64 text.
@@ -97,16 +101,22 @@ def to_anthropic(
         assistant=lambda blocks, index: _assistant_to_anthropic(blocks, index, options),
         tool=lambda blocks, index: _tool_message_to_anthropic(blocks, index, options),
         user=lambda blocks, index: _user_to_anthropic(blocks, index, options),
+        lift_system="leading",
     )
     out: dict[str, Any] = {
-        "messages": [
-            {"role": role, "content": results_first(parts, _is_result) if role == "user" else parts}
-            for role, parts in turns
-        ]
+        "messages": [{"role": role, "content": _turn_content(role, parts)} for role, parts in turns]
     }
     if system:
         out["system"] = _system_value(system)
     return out
+
+
+def _turn_content(role: str, parts: list[dict[str, Any]]) -> Any:
+    if role == "user":
+        return results_first(parts, _is_result)
+    if role == "system":
+        return _system_value(parts)
+    return parts
 
 
 def _is_result(part: dict[str, Any]) -> bool:
@@ -385,7 +395,8 @@ def _document_to_anthropic(
 ) -> dict[str, Any]:
     """PDF as a base64, URL or file source; plain text as a ``text`` source; others raise."""
     extras = _extras(block)
-    title = extras.pop("title", None) or block.filename
+    untitled = extras.pop(_UNTITLED, False)  # decoded without a title: none is made up
+    title = extras.pop("title", None) or (None if untitled else block.filename)
     file_id = _anthropic_file_id(block, index, position)
     source: dict[str, Any]
     if file_id is not None:
@@ -455,6 +466,9 @@ def _document_from_anthropic(part: dict[str, Any], where: str) -> Block:
     else:  # a "content" source (custom chunks) and anything newer stay verbatim
         return RawBlock(provider=PROVIDER, data=part)
     stored = _stored(part, _DOCUMENT_KEYS)
+    if filename is None and block.filename is not None:
+        # from_url names the block after the URL's path; Anthropic did not send that title.
+        stored.setdefault(PROVIDER, {})[_UNTITLED] = True
     if filename is not None and sanitize_filename(filename) != filename:
         stored.setdefault(PROVIDER, {})["title"] = filename  # the exact title, not a basename
     return _with_stored(block, stored)
@@ -673,6 +687,7 @@ def _usage_from_anthropic(value: Any) -> Usage | None:
         cache_read_tokens=read,
         cache_write_tokens=write,
         reasoning_tokens=usage_count(thinking),
+        raw=usage,
     )
 
 

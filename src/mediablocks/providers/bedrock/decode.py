@@ -109,6 +109,7 @@ def _usage_from_bedrock(value: Any) -> Usage | None:
         output_tokens=usage_count(usage.get("outputTokens")),
         cache_read_tokens=read,
         cache_write_tokens=write,
+        raw=usage,
     )
 
 

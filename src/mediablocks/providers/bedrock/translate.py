@@ -173,9 +173,16 @@ class _Encoder:
             elif isinstance(block, ThinkingBlock):
                 part = self._thinking(block, replay=True)
             elif isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool results belong in tool or user messages"
-                )
+                if not block.for_provider(PROVIDER).get("type"):
+                    raise unsupported(
+                        PROVIDER,
+                        block,
+                        index,
+                        position,
+                        "tool results belong in tool or user messages (only a server tool's "
+                        "result, with its Bedrock type, stands in an assistant turn)",
+                    )
+                part = self._tool_result(block, index, position)
             else:
                 part = self._content(block, index, position)
             if part is not None:

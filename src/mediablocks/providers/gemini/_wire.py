@@ -53,7 +53,9 @@ _WIRE_MIME = {
 # Markers mediablocks keeps in ``provider_data["gemini"]`` that are not Gemini fields.
 _SYNTHETIC_ID = "synthetic_id"
 _RESPONSE_JSON = "response_json"
-_MARKERS = frozenset({_SYNTHETIC_ID, _RESPONSE_JSON})
+_AS_FILE_URI = "as_file_uri"
+"""Marks an http(s) URL that Gemini sent as ``file_data``: it goes back as ``file_data``."""
+_MARKERS = frozenset({_SYNTHETIC_ID, _RESPONSE_JSON, _AS_FILE_URI})
 # Values whose keys belong to the caller (tool arguments and results): never respelled.
 _FREE_FORM = frozenset({"args", "response", "part_metadata"})
 _YOUTUBE_HOSTS = frozenset({"youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be"})
@@ -114,3 +116,12 @@ def _guess(name: str | None) -> str | None:
         return _wire_mime(normalize_mime(guessed))
     except ValueError:  # pragma: no cover - mimetypes gives well-formed types
         return None
+
+
+def _gemini_reads(url: str) -> bool:
+    """URLs Gemini fetches itself by default: YouTube videos and Gemini File API URIs."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if host in _YOUTUBE_HOSTS:
+        return True
+    return host == _FILE_API_HOST and "/files/" in parts.path

@@ -7,7 +7,6 @@ from the REST API) are accepted everywhere.
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import date, datetime
 from enum import Enum
 from typing import Any
@@ -32,18 +31,22 @@ from ...messages import (
     Usage,
 )
 from ...mime import normalize_mime
+from ...sources import URLSource
 from .._common import (
     as_dict,
+    synthetic_call_id,
     usage_count,
     user_turns,
 )
 from ._wire import (
+    _AS_FILE_URI,
     _FILE_API_HOST,
     _RESPONSE_JSON,
     _SYNTHETIC_ID,
     _YOUTUBE_HOSTS,
     PROVIDER,
     _camel_key,
+    _gemini_reads,
     _get,
     _guess,
     _Media,
@@ -221,7 +224,7 @@ class _Decoder:
             args, raw_args = {}, json.dumps(_json_safe(args))
         stored = _stored(part, signature, function_call=call)
         if not isinstance(call_id, str) or not call_id:
-            call_id = _new_call_id()
+            call_id = synthetic_call_id("gemini_call_", name, args, where)
             stored.setdefault(PROVIDER, {})[_SYNTHETIC_ID] = True
         return ToolCallBlock(
             id=call_id, name=name, args=args, raw_args=raw_args, provider_data=stored
@@ -240,7 +243,7 @@ class _Decoder:
             self._answer(lambda pending: pending[0] == call_id)
         else:
             found = self._answer(lambda pending: pending[1] == name)
-            call_id = found[0] if found else _new_call_id()
+            call_id = found[0] if found else synthetic_call_id("gemini_call_", name, None, where)
             marks[_SYNTHETIC_ID] = True
         text, is_error, as_json = _response_text(response, where)
         if as_json:
@@ -312,11 +315,6 @@ def _contents_list(items: Any) -> list[tuple[str, Any]]:
     if loose:
         out.append(("user", loose))
     return out
-
-
-def _new_call_id() -> str:
-    """An id for a call the model sent without one (older models); never sent back."""
-    return "gemini_call_" + uuid.uuid4().hex[:20]
 
 
 def _signature(value: Any, where: str) -> str | None:
@@ -404,6 +402,9 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
                 raise DecodeError(f"{where}: file_data mime_type is not text")
             block = _file_block(uri, mime)
             stored = _stored(part, signature, file_data=file_data)
+            if isinstance(block.source, URLSource) and not _gemini_reads(uri):
+                # an http(s) URL the default would download: remember it came as file_data
+                stored.setdefault(PROVIDER, {})[_AS_FILE_URI] = True
         else:
             return None
     except DecodeError:
@@ -468,6 +469,7 @@ def _usage(value: Any) -> Usage | None:
         output_tokens=usage_count(_get(usage, "candidates_token_count")) + thoughts,
         cache_read_tokens=usage_count(_get(usage, "cached_content_token_count")),
         reasoning_tokens=thoughts,
+        raw=_json_safe(usage),
     )
 
 

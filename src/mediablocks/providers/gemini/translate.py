@@ -9,7 +9,8 @@ What maps to what (details and examples in ``docs/providers/gemini.md``):
   MPEG, MOV, AVI, FLV, MPG, WebM, WMV, 3GPP), PDF and ``text/*`` documents -> ``inline_data``
   (raw ``bytes`` for the SDK, base64 for JSON); Gemini file URIs, ``gs://`` URIs and YouTube
   links -> ``file_data``. Other http(s) URLs are downloaded and inlined unless
-  ``url_media="url"``. Any other type raises `UnsupportedBlockError`.
+  ``url_media="url"``, except those Gemini itself sent as ``file_data``, which go back as
+  ``file_data`` (unless ``url_media="inline"``). Any other type raises `UnsupportedBlockError`.
 - thinking -> ``{"text": ..., "thought": true}`` parts, replayed only when Gemini produced them.
   A ``thought_signature`` goes back on the very part that carried it, whatever its kind: on a
   `ThinkingBlock` it is ``signature``, on any other block ``provider_data["gemini"]
@@ -59,11 +60,10 @@ from .._common import (
 )
 from .._options import EncodeOptions, canonical_provider
 from ._wire import (
-    _FILE_API_HOST,
+    _AS_FILE_URI,
     _MARKERS,
     _RESPONSE_JSON,
     _SYNTHETIC_ID,
-    _YOUTUBE_HOSTS,
     AUDIO_TYPES,
     DOCUMENT_TYPES,
     IMAGE_TYPES,
@@ -71,6 +71,7 @@ from ._wire import (
     TOOL_RESULT_TYPES,
     VIDEO_TYPES,
     _camel_key,
+    _gemini_reads,
     _guess,
     _Media,
     _respell,
@@ -332,7 +333,10 @@ class _Encoder:
             _check_file_store(block, file_id, index, position)
             return self._file_data(block, file_id.file_id, index, position)
         if isinstance(block.source, URLSource):
-            if self._url_goes_as_uri(block.source.url):
+            came_as_uri = bool(block.for_provider(PROVIDER).get(_AS_FILE_URI))
+            if (came_as_uri and self.options.url_media != "inline") or self._url_goes_as_uri(
+                block.source.url
+            ):
                 return self._file_data(block, block.source.url, index, position)
             try:
                 block.read(self.options.policy)  # the exact MIME type comes from the bytes
@@ -463,12 +467,3 @@ def _is_gemini(name: str) -> bool:
         return canonical_provider(name) == PROVIDER
     except UnknownProviderError:
         return name.lower() in ("vertex", "vertex-ai", "vertexai")
-
-
-def _gemini_reads(url: str) -> bool:
-    """URLs Gemini fetches itself by default: YouTube videos and Gemini File API URIs."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if host in _YOUTUBE_HOSTS:
-        return True
-    return host == _FILE_API_HOST and "/files/" in parts.path

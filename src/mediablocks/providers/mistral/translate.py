@@ -5,7 +5,8 @@ What maps to what (details and examples in ``docs/providers/mistral.md``):
 
 - text -> ``text`` chunks; a message holding exactly one text block is sent as a plain string.
 - images -> ``image_url`` chunks: the URL itself (Mistral fetches images) or a data URI.
-- audio -> ``input_audio`` chunks holding base64 (URL audio is downloaded and inlined).
+- audio -> ``input_audio`` chunks holding base64, or the URL (Mistral fetches it; with
+  ``url_media="inline"`` it is downloaded and inlined).
 - PDF files -> ``document_url`` chunks (the URL, or a data URI); a Mistral file id -> ``file``.
 - thinking -> ``thinking`` chunks with nested text; another provider's thinking follows
   ``options.thinking``.
@@ -63,6 +64,9 @@ from .._common import (
     use_url,
 )
 from .._options import EncodeOptions
+
+_NOTHING_SAID = {"role": "assistant", "content": ""}
+"""An assistant message left with nothing to send: not sent, as for every provider."""
 
 __all__ = ["from_mistral", "mistral_tool_call_ids", "to_mistral"]
 
@@ -177,7 +181,11 @@ class _Encoder:
                 self.out.append(self._system(message.content, index))
             elif isinstance(message, AssistantMessage):
                 self._flush_moved()
-                self.out.append(self._assistant(message.content, index))
+                reply = self._assistant(message.content, index)
+                if message.metadata.get(PROVIDER, {}).get("prefix") is True:
+                    reply["prefix"] = True  # the reply continues from this message's text
+                if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
+                    self.out.append(reply)
         self._flush_moved()
         return self.out
 
@@ -453,7 +461,9 @@ def _audio_to_mistral(
         raise unsupported(
             PROVIDER, block, index, position, "Mistral takes audio inline, not by file id"
         )
-    _url_or_inline(block, False, index, position, options)  # URL audio is downloaded
+    if _url_or_inline(block, True, index, position, options):  # Mistral fetches audio URLs
+        assert isinstance(block.source, URLSource)
+        return {"type": "input_audio", "input_audio": block.source.url}
     return {"type": "input_audio", "input_audio": base64_data(block, options)}
 
 
@@ -605,6 +615,7 @@ def _usage_from_mistral(value: Any) -> Usage | None:
         output_tokens=usage_count(usage.get("completion_tokens")),
         cache_read_tokens=usage_count(prompt_details.get("cached_tokens")),
         reasoning_tokens=usage_count(completion_details.get("reasoning_tokens")),
+        raw=usage,
     )
 
 
@@ -646,6 +657,8 @@ def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> 
         raise DecodeError(f"{where}: tool_calls is not a list")
     for number, call in enumerate(calls):
         blocks.append(_tool_call_from_mistral(call, f"{where}, tool call {number}"))
+    if item.get("prefix") is True:
+        fields["metadata"] = {PROVIDER: {"prefix": True}}
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
 
 

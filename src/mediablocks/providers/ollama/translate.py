@@ -18,7 +18,6 @@ An Ollama message is flat: ``role``, one ``content`` string, ``images`` (base64)
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +50,7 @@ from .._common import (
     pair_call,
     parse_args,
     sendable,
+    synthetic_call_id,
     unsupported,
     usage_count,
     use_url,
@@ -102,7 +102,9 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
             else:
                 rest.append((position, block))
         if rest or not has_results:
-            out.append(_message_to_ollama(message.role, rest, index, options))
+            encoded = _message_to_ollama(message.role, rest, index, options)
+            if encoded != {"role": "assistant", "content": ""}:  # every block dropped: not sent
+                out.append(encoded)
     return {"messages": out}
 
 
@@ -234,7 +236,7 @@ def _tool_call_from_ollama(raw: Any, where: str) -> ToolCallBlock:
         raise DecodeError(f"{where}: tool call arguments are a {type(arguments).__name__}")
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
-        call_id = "call_" + uuid.uuid4().hex[:16]
+        call_id = synthetic_call_id("call_", function["name"], arguments, where)
     stored: dict[str, Any] = {}
     function_extra = {k: v for k, v in function.items() if k not in ("name", "arguments")}
     call_extra = {k: v for k, v in call.items() if k not in ("id", "function")}
@@ -286,6 +288,10 @@ def _tool_result_to_ollama(
     name = result.name or names.get(result.tool_call_id)
     if name:
         message["tool_name"] = name
+    if result.for_provider(PROVIDER).get("tool_call_id"):
+        # Ollama sent the id on this result: it goes back (the SDK's Message type has no field
+        # for it, so ids Ollama did not send are not added).
+        message["tool_call_id"] = result.tool_call_id
     _merge_fields(message, result.for_provider(PROVIDER).get("extra", {}), result, index, position)
     for raw in extra:
         _merge_fields(message, raw.data, raw, index, position)
@@ -318,6 +324,16 @@ def from_ollama(payload: Any) -> list[Message]:
     raise DecodeError(f"not an Ollama payload: a {type(payload).__name__}")
 
 
+_USAGE_KEYS = (
+    "prompt_eval_count",
+    "eval_count",
+    "total_duration",
+    "load_duration",
+    "prompt_eval_duration",
+    "eval_duration",
+)
+
+
 def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
     message = as_dict(data.get("message"))
     if not isinstance(message, dict):
@@ -327,6 +343,7 @@ def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
         usage = Usage(
             input_tokens=usage_count(data.get("prompt_eval_count")),
             output_tokens=usage_count(data.get("eval_count")),
+            raw={key: data[key] for key in _USAGE_KEYS if data.get(key) is not None},
         )
     reason = data.get("done_reason")
     model = data.get("model")
@@ -419,15 +436,18 @@ def _tool_result_from_ollama(
         pending[:] = [entry for entry in pending if entry[0] != given]
     else:
         # Ollama names the tool, not the call: pair with the previous turn's unanswered calls.
-        call_id = pair_call(pending, name) or "call_" + uuid.uuid4().hex[:16]
+        call_id = pair_call(pending, name) or synthetic_call_id("call_", name, None, where)
     texts = _text_from_ollama(item.get("content"), where)
     images = _images_from_ollama(item.get("images"), where)
     text = texts[0].text if texts else ""
     content: str | list[ContentBlock] = [*texts, *images] if images else text
     extra = {k: v for k, v in item.items() if k not in _TOOL_KEYS and v is not None}
+    stored: dict[str, Any] = {"extra": extra} if extra else {}
+    if isinstance(given, str) and given:
+        stored["tool_call_id"] = True
     return ToolResultBlock(
         tool_call_id=call_id,
         content=content,
         name=name,
-        provider_data={PROVIDER: {"extra": extra}} if extra else {},
+        provider_data={PROVIDER: stored} if stored else {},
     )

@@ -3,7 +3,8 @@
 
 What maps to what (details and examples in ``docs/providers/openai-chat.md``):
 
-- system messages -> ``system`` messages (``developer`` messages decode to `SystemMessage` too).
+- system messages -> ``system`` messages; ``developer`` messages decode to `SystemMessage` with
+  ``metadata["openai-chat"]["role"] == "developer"`` and go back out as ``developer``.
 - text -> ``text`` parts; a message holding exactly one text block is sent as a plain string.
 - images -> ``image_url`` parts: the URL itself (OpenAI fetches images) or a data URI, with
   ``ImageBlock.detail``. PNG, JPEG, WebP and GIF only.
@@ -66,6 +67,9 @@ from .._common import (
     use_url,
 )
 from .._options import EncodeOptions
+
+_NOTHING_SAID = {"role": "assistant", "content": ""}
+"""An assistant message left with nothing to send: not sent, as for every provider."""
 
 __all__ = ["FILE_STORE", "PROVIDER", "from_openai_chat", "to_openai_chat"]
 
@@ -131,10 +135,15 @@ class _Encoder:
                 self._user(message, index)
             elif isinstance(message, SystemMessage):
                 self._flush_moved()
-                self.out.append(self._system(message.content, index))
+                system = self._system(message.content, index)
+                if _is_developer(message):
+                    system["role"] = "developer"
+                self.out.append(system)
             elif isinstance(message, AssistantMessage):
                 self._flush_moved()
-                self.out.append(self._assistant(message.content, index))
+                reply = self._assistant(message.content, index)
+                if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
+                    self.out.append(reply)
         self._flush_moved()
         return self.out
 
@@ -685,6 +694,7 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
         output_tokens=usage_count(usage.get("completion_tokens")),
         cache_read_tokens=usage_count(prompt.get("cached_tokens")),
         reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
+        raw=usage,
     )
 
 
@@ -711,7 +721,9 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
             continue
         previous_was_tool = False
         if role in ("system", "developer"):
-            out.append(SystemMessage(content=_content_from_openai_chat(item.get("content"), where)))
+            content = _content_from_openai_chat(item.get("content"), where)
+            notes = {PROVIDER: {"role": "developer"}} if role == "developer" else {}
+            out.append(SystemMessage(content=content, metadata=notes))
         elif role == "user":
             name = item.get("name") if isinstance(item.get("name"), str) else None
             content = _content_from_openai_chat(item.get("content"), where)
@@ -725,6 +737,14 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
                 f"{where} has role {role!r}, not system, developer, user, assistant or tool"
             )
     return out
+
+
+def _is_developer(message: SystemMessage) -> bool:
+    """A system message that came in as OpenAI's ``developer`` role (Chat or Responses)."""
+    return any(
+        isinstance(notes := message.metadata.get(name), dict) and notes.get("role") == "developer"
+        for name in (PROVIDER, "openai-responses")
+    )
 
 
 def _assistant_from_openai_chat(

@@ -765,6 +765,7 @@ def _usage_from_openai_responses(value: Any) -> Usage | None:
         cache_read_tokens=usage_count(inputs.get("cached_tokens")),
         cache_write_tokens=usage_count(inputs.get("cache_write_tokens")),
         reasoning_tokens=usage_count(outputs.get("reasoning_tokens")),
+        raw=usage,
     )
 
 

@@ -1,0 +1,234 @@
+"""Helpers the per-provider ``request`` modules share: tools in and out, the rest of a request
+body kept verbatim, usage numbers for a response written back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import DecodeError, InvalidOptionError
+from ..messages import AssistantMessage, Usage
+from ..settings import Settings
+from ..tools import TOOL_CHOICES, Tool
+from ._options import EncodeOptions
+from ._report import drop_or_raise
+from ._schema import to_strict_schema
+
+__all__ = [
+    "add_request_fields",
+    "decoded_settings",
+    "rest_of",
+    "strict_schema",
+    "tool_choice_name",
+    "tool_from",
+    "unsupported_setting",
+    "usage_numbers",
+]
+
+
+def unsupported_setting(options: EncodeOptions, provider: str, name: str, reason: str) -> None:
+    """A setting the provider has no field for: raise, or drop it and report it."""
+    drop_or_raise(options, provider, f"setting {name}", reason)
+
+
+def strict_schema(tool: Tool, provider: str, options: EncodeOptions) -> dict[str, Any]:
+    """The tool's parameters, made strict-mode compatible when the tool asks for strict."""
+    if not tool.strict:
+        return tool.parameters
+    return to_strict_schema(tool.parameters, f"{provider} tool {tool.name!r}")
+
+
+def tool_choice_name(options: EncodeOptions) -> str | None:
+    """The tool name when the choice is one tool, else None."""
+    choice = options.tool_choice
+    return choice if choice is not None and choice not in TOOL_CHOICES else None
+
+
+def tool_from(
+    provider: str,
+    name: Any,
+    description: Any,
+    parameters: Any,
+    *,
+    strict: Any = False,
+    rest: dict[str, Any] | None = None,
+) -> Tool:
+    """A `Tool` from a provider's tool definition; its unmodelled keys go to ``provider_data``."""
+    if not isinstance(name, str):
+        raise DecodeError(f"{provider} tool without a name string")
+    if parameters is None:
+        parameters = {"type": "object", "properties": {}}
+    if not isinstance(parameters, dict):
+        raise DecodeError(f"{provider} tool {name!r}: parameters are not a JSON schema object")
+    try:
+        return Tool(
+            name=name,
+            description=description if isinstance(description, str) else "",
+            parameters=parameters,
+            strict=strict is True,
+            provider_data={provider: rest} if rest else {},
+        )
+    except InvalidOptionError as exc:
+        raise DecodeError(f"{provider} tool {name!r}: {exc}") from None
+
+
+def decoded_settings(**given: Any) -> Settings:
+    """`Settings` from the values found in a request (``None`` for those absent)."""
+    try:
+        return Settings(**{k: v for k, v in given.items() if v is not None})
+    except InvalidOptionError as exc:
+        raise DecodeError(str(exc)) from None
+
+
+def rest_of(body: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
+    """The body's fields that are not in ``known``, verbatim."""
+    skip = set(known)
+    return {key: value for key, value in body.items() if key not in skip}
+
+
+def add_request_fields(
+    out: dict[str, Any], model_key: str, model: str | None, extra: dict[str, Any]
+) -> dict[str, Any]:
+    """The encoded fields with the model name and the request's unmodelled fields added.
+
+    A field present on both sides is merged when both are objects (key by key) or lists
+    (``extra``'s items after), so a server tool kept verbatim joins the translated tools; any
+    other clash raises `InvalidOptionError`.
+    """
+    body: dict[str, Any] = {model_key: model} if model is not None else {}
+    body.update(out)
+    for key, value in extra.items():
+        before = body.get(key)
+        if key not in body:
+            body[key] = value
+        elif isinstance(before, dict) and isinstance(value, dict):
+            body[key] = _merged(before, value, key)
+        elif isinstance(before, list) and isinstance(value, list):
+            body[key] = [*before, *value]
+        else:
+            raise InvalidOptionError(
+                f"extra field {key!r} is also produced from the request's messages or settings"
+            )
+    return body
+
+
+def _merged(first: dict[str, Any], second: dict[str, Any], where: str) -> dict[str, Any]:
+    out = dict(first)
+    for key, value in second.items():
+        if key not in out:
+            out[key] = value
+        elif isinstance(out[key], dict) and isinstance(value, dict):
+            out[key] = _merged(out[key], value, f"{where}.{key}")
+        elif isinstance(out[key], list) and isinstance(value, list):
+            out[key] = [*out[key], *value]
+        else:
+            raise InvalidOptionError(f"extra field {where}.{key} is also produced by the encoding")
+    return out
+
+
+def usage_numbers(message: AssistantMessage, provider: str) -> dict[str, Any] | None:
+    """The provider's own usage record when the reply came from it, else None (the caller then
+    writes the normalised numbers in the provider's names)."""
+    usage: Usage | None = message.usage
+    if usage is None:
+        return None
+    if message.provider == provider and usage.raw:
+        return dict(usage.raw)
+    return None
+
+
+# -- OpenAI-style function tools (OpenAI Chat, Mistral, Ollama) -------------------------------
+
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+
+
+def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> list[dict[str, Any]]:
+    """``[{"type": "function", "function": {...}}]`` for the tools; ``strict`` says whether the
+    provider takes a ``strict`` flag (a strict tool raises where it does not)."""
+    out: list[dict[str, Any]] = []
+    for tool in options.tools:
+        function: dict[str, Any] = {**tool.provider_data.get(provider, {}), "name": tool.name}
+        if tool.description:
+            function["description"] = tool.description
+        function["parameters"] = (
+            strict_schema(tool, provider, options) if strict else tool.parameters
+        )
+        if tool.strict:
+            if strict:
+                function["strict"] = True
+            else:
+                drop_or_raise(
+                    options, provider, f"strict mode of tool {tool.name!r}", "no strict mode"
+                )
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def tools_from_functions(items: Any, provider: str) -> tuple[list[Tool], list[Any]]:
+    """``(tools, other entries verbatim)`` from a list of function tool definitions."""
+    tools: list[Tool] = []
+    others: list[Any] = []
+    for item in items or []:
+        function = item.get("function") if isinstance(item, dict) else None
+        if item.get("type", "function") == "function" and isinstance(function, dict):
+            tools.append(
+                tool_from(
+                    provider,
+                    function.get("name"),
+                    function.get("description"),
+                    function.get("parameters"),
+                    strict=function.get("strict"),
+                    rest={k: v for k, v in function.items() if k not in _FUNCTION_KEYS},
+                )
+            )
+        else:
+            others.append(item)
+    return tools, others
+
+
+def function_choice(options: EncodeOptions, required: str = "required") -> Any:
+    """OpenAI-style ``tool_choice``: a string, or ``{"type": "function", ...}`` for one tool."""
+    name = tool_choice_name(options)
+    if name is not None:
+        return {"type": "function", "function": {"name": name}}
+    if options.tool_choice == "required":
+        return required
+    return options.tool_choice
+
+
+def choice_from_function(value: Any, required: tuple[str, ...] = ("required",)) -> str | None:
+    """The tool choice in an OpenAI-style ``tool_choice`` (None when absent or not one of ours)."""
+    if value in ("auto", "none"):
+        return str(value)
+    if value in required:
+        return "required"
+    if isinstance(value, dict) and value.get("type") == "function":
+        function = value.get("function")
+        if isinstance(function, dict) and set(value) == {"type", "function"}:
+            name = function.get("name")
+            return name if isinstance(name, str) and set(function) == {"name"} else None
+    return None
+
+
+def json_schema_format(settings: Settings, *, schema_key: str = "schema") -> dict[str, Any]:
+    """OpenAI-style ``response_format`` for ``settings.response_schema``."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": settings.schema_name(), schema_key: settings.response_schema},
+    }
+
+
+def schema_from_format(value: Any, *, schema_key: str = "schema") -> dict[str, Any] | None:
+    """The schema of a ``response_format`` that `json_schema_format` would write back exactly
+    (None for anything else, which then stays in ``extra``)."""
+    if not isinstance(value, dict) or value.get("type") != "json_schema" or len(value) != 2:
+        return None
+    inner = value.get("json_schema")
+    if not isinstance(inner, dict) or set(inner) != {"name", schema_key}:
+        return None
+    schema = inner[schema_key]
+    if not isinstance(schema, dict):
+        return None
+    if Settings(response_schema=schema).schema_name() != inner["name"]:
+        return None
+    return schema

@@ -1,0 +1,267 @@
+"""Gemini request fields beside the contents, and the response body.
+
+The SDK takes tools, tool config, sampling settings and the system instruction in ONE
+``config``: `encode` merges them there (``target="sdk"``). The REST body has them at the top
+level (``tools``, ``toolConfig``) and in ``generationConfig`` (``target="json"``).
+
+- tools -> ``function_declarations``; each schema is cut to Gemini's subset (references inlined,
+  ``nullable`` for null types...). A keyword Gemini has no place for raises
+  `UnsupportedSettingError` naming it (``unsupported="drop"`` drops and reports it). Gemini has
+  no strict mode.
+- tool choice -> ``function_calling_config.mode``: ``AUTO``, ``NONE``, ``ANY`` (``required``),
+  ``ANY`` with ``allowed_function_names`` for one tool.
+- ``max_tokens`` -> ``max_output_tokens``; ``temperature``, ``top_p``; ``stop`` ->
+  ``stop_sequences``; ``reasoning_effort`` -> ``thinking_config.thinking_level``;
+  ``response_schema`` -> ``response_json_schema`` with ``response_mime_type`` JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...messages import AssistantMessage
+from ...stop_reasons import provider_stop_reason_for
+from .._fields import (
+    add_request_fields as _add,
+)
+from .._fields import (
+    decoded_settings,
+    tool_choice_name,
+    tool_from,
+    usage_numbers,
+)
+from .._options import EncodeOptions
+from .._report import drop_or_raise
+from .._schema import to_gemini_schema
+from ._wire import PROVIDER, _camel_key, _respell
+from .decode import _json_safe
+from .translate import to_gemini
+
+__all__ = [
+    "MESSAGE_FIELDS",
+    "add_request_fields",
+    "decode_fields",
+    "encode_fields",
+    "response_body",
+]
+
+MESSAGE_FIELDS = frozenset({"contents", "config", "system_instruction", "systemInstruction"})
+_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+_GENERATION = {"max_tokens": "max_output_tokens", "temperature": "temperature", "top_p": "top_p"}
+_JSON = "application/json"
+
+
+def encode_fields(options: EncodeOptions) -> dict[str, Any]:
+    """``config`` (SDK) or the REST fields for the tools, tool choice and settings."""
+    sdk = options.target == "sdk"
+    config: dict[str, Any] = {}
+    if options.tools:
+        config["tools"] = [
+            {"function_declarations": [_declaration(t, options) for t in options.tools]}
+        ]
+    if options.tool_choice is not None:
+        name = tool_choice_name(options)
+        calling: dict[str, Any] = {"mode": "ANY" if name else _MODES[options.tool_choice]}
+        if name:
+            calling["allowed_function_names"] = [name]
+        config["tool_config"] = {"function_calling_config": calling}
+    generation = _generation(options)
+    if sdk:
+        return {"config": {**config, **generation}} if config or generation else {}
+    out = {_camel_key(k): _respell_keys(v) for k, v in config.items()}
+    if generation:
+        out["generationConfig"] = {_camel_key(k): _respell_keys(v) for k, v in generation.items()}
+    return out
+
+
+def _respell_keys(value: Any) -> Any:
+    """camelCase keys for the REST body, leaving JSON schemas (already camelCase) alone."""
+    if isinstance(value, list):
+        return [_respell_keys(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        schema = key in ("parameters", "response_json_schema")
+        out[_camel_key(key)] = item if schema else _respell_keys(item)
+    return out
+
+
+def _declaration(tool: Any, options: EncodeOptions) -> dict[str, Any]:
+    where = f"tool {tool.name!r}"
+    schema, lost = to_gemini_schema(tool.parameters, where)
+    for line in lost:
+        drop_or_raise(options, PROVIDER, f"schema keyword {line}", "Gemini's schema subset")
+    if tool.strict:
+        drop_or_raise(options, PROVIDER, f"strict mode of {where}", "Gemini has no strict mode")
+    out: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    out["parameters"] = schema
+    return out
+
+
+def _generation(options: EncodeOptions) -> dict[str, Any]:
+    settings = options.settings
+    if settings is None:
+        return {}
+    out = {
+        wire: getattr(settings, name)
+        for name, wire in _GENERATION.items()
+        if getattr(settings, name) is not None
+    }
+    if settings.stop is not None:
+        out["stop_sequences"] = list(settings.stop)
+    if settings.reasoning_effort is not None:
+        out["thinking_config"] = {"thinking_level": settings.reasoning_effort.upper()}
+    if settings.response_schema is not None:
+        out["response_mime_type"] = _JSON
+        out["response_json_schema"] = settings.response_schema
+    return out
+
+
+def _get(data: Any, name: str) -> Any:
+    if not isinstance(data, dict):
+        return None
+    return data.get(name, data.get(_camel_key(name)))
+
+
+def _pop(data: dict[str, Any], name: str) -> Any:
+    value = data.pop(name, None)
+    camel = data.pop(_camel_key(name), None)
+    return value if value is not None else camel
+
+
+def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(Request fields, the rest verbatim)`` of SDK kwargs (``config``) or a REST body."""
+    sdk = "config" in body
+    rest = {k: v for k, v in body.items() if k not in ("model", "contents")}
+    if sdk:
+        config = dict(rest.pop("config") or {})
+        config.pop("system_instruction", None)
+        generation = config
+    else:
+        rest.pop("systemInstruction", None)
+        rest.pop("system_instruction", None)
+        config = rest
+        generation = dict(_pop(rest, "generation_config") or {})
+    tools, others = _tools(_pop(config, "tools"))
+    if others:
+        config["tools"] = others
+    tool_choice = _choice(_pop(config, "tool_config"), config)
+    given: dict[str, Any] = {
+        name: _pop(generation, wire)
+        for name, wire in _GENERATION.items()
+        if isinstance(_get(generation, wire), (int, float))
+    }
+    given["stop"] = _pop(generation, "stop_sequences")
+    thinking = _get(generation, "thinking_config")
+    level = _get(thinking, "thinking_level")
+    if (
+        isinstance(thinking, dict)
+        and len(thinking) == 1
+        and str(level).lower()
+        in (
+            "low",
+            "medium",
+            "high",
+        )
+    ):
+        _pop(generation, "thinking_config")
+        given["reasoning_effort"] = str(level).lower()
+    schema = _get(generation, "response_json_schema")
+    if isinstance(schema, dict) and _get(generation, "response_mime_type") == _JSON:
+        _pop(generation, "response_json_schema")
+        _pop(generation, "response_mime_type")
+        given["response_schema"] = schema
+    if sdk:
+        if config:
+            rest["config"] = config
+    elif generation:
+        rest["generationConfig"] = generation
+    fields = {
+        "tools": tools,
+        "tool_choice": tool_choice,
+        "settings": decoded_settings(**given),
+        "model": body.get("model"),
+    }
+    return fields, rest
+
+
+def _tools(value: Any) -> tuple[list[Any], list[Any]]:
+    tools: list[Any] = []
+    others: list[Any] = []
+    for entry in value or []:
+        declarations = _get(entry, "function_declarations")
+        if isinstance(entry, dict) and len(entry) == 1 and isinstance(declarations, list):
+            for item in declarations:
+                known = ("name", "description", "parameters", "parameters_json_schema")
+                params = _get(item, "parameters") or _get(item, "parameters_json_schema")
+                tools.append(
+                    tool_from(
+                        PROVIDER,
+                        _get(item, "name"),
+                        _get(item, "description"),
+                        params,
+                        rest={
+                            k: v
+                            for k, v in item.items()
+                            if k not in known and k not in {_camel_key(n) for n in known}
+                        },
+                    )
+                )
+        else:
+            others.append(entry)
+    return tools, others
+
+
+def _choice(value: Any, config: dict[str, Any]) -> str | None:
+    calling = _get(value, "function_calling_config")
+    if not isinstance(value, dict) or len(value) != 1 or not isinstance(calling, dict):
+        if value is not None:
+            config["tool_config"] = value
+        return None
+    mode = str(_get(calling, "mode") or "")
+    names = _get(calling, "allowed_function_names")
+    if set(calling) <= {"mode"} and mode in ("AUTO", "NONE", "ANY"):
+        return {"AUTO": "auto", "NONE": "none", "ANY": "required"}[mode]
+    if mode == "ANY" and isinstance(names, list) and len(names) == 1 and len(calling) == 2:
+        return str(names[0])
+    config["tool_config"] = value
+    return None
+
+
+def add_request_fields(
+    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
+) -> dict[str, Any]:
+    """The encoded fields plus the model and the unmodelled fields (``config`` merged)."""
+    return _add(out, "model", model, extra)
+
+
+def response_body(message: AssistantMessage) -> dict[str, Any]:
+    """``message`` as a REST ``GenerateContentResponse``."""
+    encoded = to_gemini([message], EncodeOptions(target="json"))["contents"]
+    content = encoded[0] if encoded else {"role": "model", "parts": []}
+    reason = message.provider_stop_reason if message.provider == PROVIDER else None
+    candidate: dict[str, Any] = {"content": content, "index": 0}
+    finish = reason or provider_stop_reason_for(message.stop_reason, PROVIDER)
+    if finish:
+        candidate["finishReason"] = finish
+    body: dict[str, Any] = {"candidates": [candidate]}
+    usage = usage_numbers(message, PROVIDER)
+    if usage is None and message.usage is not None:
+        numbers = message.usage
+        usage = {
+            "promptTokenCount": numbers.input_tokens,
+            "candidatesTokenCount": numbers.output_tokens - numbers.reasoning_tokens,
+            "thoughtsTokenCount": numbers.reasoning_tokens,
+            "cachedContentTokenCount": numbers.cache_read_tokens,
+            "totalTokenCount": numbers.total_tokens,
+        }
+    if usage is not None:
+        body["usageMetadata"] = _respell(_json_safe(usage), _camel_key)
+    if message.model:
+        body["modelVersion"] = message.model
+    if message.response_id:
+        body["responseId"] = message.response_id
+    return body

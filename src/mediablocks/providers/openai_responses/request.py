@@ -1,0 +1,228 @@
+"""OpenAI Responses request fields beside the input, and the response body.
+
+- tools -> ``tools`` of ``{"type": "function", "name", "description", "parameters",
+  "strict"}`` (strict tools get a strict-mode schema).
+- tool choice -> ``tool_choice``: ``auto``, ``none``, ``required``, or
+  ``{"type": "function", "name": ...}``.
+- ``max_tokens`` -> ``max_output_tokens``; ``temperature``, ``top_p`` by name;
+  ``reasoning_effort`` -> ``reasoning.effort``; ``response_schema`` -> ``text.format``
+  (``json_schema``). The Responses API has no stop sequences: ``stop`` raises
+  `UnsupportedSettingError` (or is dropped and reported).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...messages import AssistantMessage
+from ...stop_reasons import provider_stop_reason_for
+from .._fields import (
+    add_request_fields as _add,
+)
+from .._fields import (
+    decoded_settings,
+    rest_of,
+    strict_schema,
+    tool_choice_name,
+    tool_from,
+    unsupported_setting,
+    usage_numbers,
+)
+from .._options import EncodeOptions
+from .translate import PROVIDER, to_openai_responses
+
+__all__ = [
+    "MESSAGE_FIELDS",
+    "add_request_fields",
+    "decode_fields",
+    "encode_fields",
+    "response_body",
+]
+
+MESSAGE_FIELDS = frozenset({"input", "instructions"})
+_TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
+
+
+def encode_fields(options: EncodeOptions) -> dict[str, Any]:
+    """``tools``, ``tool_choice`` and the settings as ``client.responses.create`` fields."""
+    out: dict[str, Any] = {}
+    if options.tools:
+        out["tools"] = [_tool(tool, options) for tool in options.tools]
+    name = tool_choice_name(options)
+    if name is not None:
+        out["tool_choice"] = {"type": "function", "name": name}
+    elif options.tool_choice is not None:
+        out["tool_choice"] = options.tool_choice
+    settings = options.settings
+    if settings is None:
+        return out
+    if settings.max_tokens is not None:
+        out["max_output_tokens"] = settings.max_tokens
+    for field in ("temperature", "top_p"):
+        if getattr(settings, field) is not None:
+            out[field] = getattr(settings, field)
+    if settings.stop is not None:
+        unsupported_setting(options, PROVIDER, "stop", "the Responses API has no stop sequences")
+    if settings.reasoning_effort is not None:
+        out["reasoning"] = {"effort": settings.reasoning_effort}
+    if settings.response_schema is not None:
+        out["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": settings.schema_name(),
+                "schema": settings.response_schema,
+            }
+        }
+    return out
+
+
+def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
+    part: dict[str, Any] = {
+        **tool.provider_data.get(PROVIDER, {}),
+        "type": "function",
+        "name": tool.name,
+    }
+    if tool.description:
+        part["description"] = tool.description
+    part["parameters"] = strict_schema(tool, PROVIDER, options)
+    part["strict"] = tool.strict
+    return part
+
+
+def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(Request fields, the rest verbatim)`` of a Responses request body."""
+    rest = rest_of(body, {"model", "tools", *MESSAGE_FIELDS})
+    tools, others = [], []
+    for item in body.get("tools") or []:
+        if isinstance(item, dict) and item.get("type") == "function":
+            tools.append(
+                tool_from(
+                    PROVIDER,
+                    item.get("name"),
+                    item.get("description"),
+                    item.get("parameters"),
+                    strict=item.get("strict"),
+                    rest={k: v for k, v in item.items() if k not in _TOOL_KEYS},
+                )
+            )
+        else:
+            others.append(item)
+    if others:
+        rest["tools"] = others
+    choice = rest.get("tool_choice")
+    tool_choice = None
+    if choice in ("auto", "none", "required"):
+        tool_choice = str(choice)
+    elif (
+        isinstance(choice, dict)
+        and set(choice) == {"type", "name"}
+        and choice["type"] == "function"
+    ):
+        tool_choice = str(choice["name"])
+    if tool_choice is not None:
+        del rest["tool_choice"]
+    given: dict[str, Any] = {"max_tokens": rest.pop("max_output_tokens", None)}
+    for field in ("temperature", "top_p"):
+        if isinstance(rest.get(field), (int, float)):
+            given[field] = rest.pop(field)
+    reasoning = rest.get("reasoning")
+    if isinstance(reasoning, dict) and reasoning.get("effort") in ("low", "medium", "high"):
+        reasoning = dict(reasoning)
+        given["reasoning_effort"] = reasoning.pop("effort")
+        if reasoning:
+            rest["reasoning"] = reasoning
+        else:
+            del rest["reasoning"]
+    text = rest.get("text")
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if (
+        isinstance(text, dict)
+        and isinstance(fmt, dict)
+        and set(fmt) == {"type", "name", "schema"}
+        and fmt["type"] == "json_schema"
+        and isinstance(fmt["schema"], dict)
+        and decoded_settings(response_schema=fmt["schema"]).schema_name() == fmt["name"]
+    ):
+        given["response_schema"] = fmt["schema"]
+        remaining = {k: v for k, v in text.items() if k != "format"}
+        if remaining:
+            rest["text"] = remaining
+        else:
+            del rest["text"]
+    fields = {
+        "tools": tools,
+        "tool_choice": tool_choice,
+        "settings": decoded_settings(**given),
+        "model": body.get("model"),
+    }
+    return fields, rest
+
+
+def add_request_fields(
+    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
+) -> dict[str, Any]:
+    """The encoded fields plus the model and the unmodelled fields."""
+    return _add(out, "model", model, extra)
+
+
+def response_body(message: AssistantMessage) -> dict[str, Any]:
+    """``message`` as a Responses ``response`` object."""
+    items = to_openai_responses([message])["input"]
+    own = message.provider == PROVIDER
+    notes = dict(message.metadata.get(PROVIDER, {})) if own else {}
+    if "status" not in notes:
+        raw = provider_stop_reason_for(message.stop_reason, PROVIDER)
+        if raw in ("max_output_tokens", "content_filter"):
+            notes["status"] = "incomplete"
+            notes["incomplete_details"] = {"reason": raw}
+        elif raw == "failed":
+            notes["status"] = "failed"
+        else:
+            notes["status"] = "completed"
+    body: dict[str, Any] = {
+        "id": message.response_id or "",
+        "object": "response",
+        "created_at": message.timestamp.timestamp(),
+        "model": message.model or "",
+        "output": [_as_output(item) for item in items],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        **notes,
+    }
+    usage = usage_numbers(message, PROVIDER)
+    if usage is None and message.usage is not None:
+        numbers = message.usage
+        usage = {
+            "input_tokens": numbers.input_tokens,
+            "input_tokens_details": {
+                "cached_tokens": numbers.cache_read_tokens,
+                "cache_write_tokens": numbers.cache_write_tokens,
+            },
+            "output_tokens": numbers.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": numbers.reasoning_tokens},
+            "total_tokens": numbers.total_tokens,
+        }
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def _as_output(item: dict[str, Any]) -> dict[str, Any]:
+    """An input item of the assistant's as the output item a response holds."""
+    if item.get("role") == "assistant" and item.get("type", "message") == "message":
+        content = item.get("content")
+        if isinstance(content, str):
+            content = [{"type": "output_text", "text": content}]
+        parts = [
+            {"annotations": [], **part} if part.get("type") == "output_text" else part
+            for part in content or []
+        ]
+        return {
+            "type": "message",
+            "id": item.get("id", ""),
+            "status": "completed",
+            **item,
+            "content": parts,
+        }
+    return item

@@ -1,0 +1,79 @@
+"""Sampling and output settings, defined once and translated for every provider.
+
+`Settings` holds what most requests set beside the messages: the output token limit,
+temperature, top-p, stop sequences, reasoning effort and a JSON schema for structured output.
+Each translator maps them to its own fields (``max_completion_tokens``, ``inferenceConfig``,
+Gemini's ``config``...); a setting a provider cannot honour raises `UnsupportedSettingError`
+unless the caller chose ``unsupported="drop"``, which drops it and says so in the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from .blocks import summarize_validation_error
+from .errors import InvalidOptionError
+
+__all__ = ["REASONING_EFFORTS", "ReasoningEffort", "Settings"]
+
+ReasoningEffort = Literal["low", "medium", "high"]
+REASONING_EFFORTS: tuple[str, ...] = ("low", "medium", "high")
+
+
+class Settings(BaseModel):
+    """What to ask of the model besides the messages; ``None`` leaves the provider's default.
+
+    ``stop`` takes one string or a list. ``reasoning_effort`` is an effort level where the
+    provider takes one and a thinking budget where that is its API (see ``docs/tools.md``).
+    ``response_schema`` is a JSON schema (or a pydantic model class) the reply must follow.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stop: list[str] | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    response_schema: dict[str, Any] | None = None
+
+    def __init__(self, **fields: Any) -> None:
+        try:
+            super().__init__(**fields)
+        except ValidationError as exc:
+            raise InvalidOptionError(
+                f"invalid settings: {summarize_validation_error(exc)}"
+            ) from None
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("response_schema", mode="before")
+    @classmethod
+    def _model_schema(cls, value: Any) -> Any:
+        if isinstance(value, type) and issubclass(value, BaseModel):
+            return value.model_json_schema()
+        return value
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _positive(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError("max_tokens must be at least 1")
+        return value
+
+    def given(self) -> dict[str, Any]:
+        """The settings that were set (not ``None``), by name."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+    def schema_name(self) -> str:
+        """A name for ``response_schema`` where a provider needs one: its title, or
+        ``response``."""
+        title = (self.response_schema or {}).get("title")
+        if isinstance(title, str) and title.replace("_", "").replace("-", "").isalnum():
+            return title[:64]
+        return "response"
