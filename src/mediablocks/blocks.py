@@ -6,6 +6,7 @@ through JSON losslessly, media bytes included (as base64).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Literal, Union
 
@@ -139,16 +140,25 @@ Block = Annotated[
 ]
 """Any block, tagged by ``type``."""
 
-_BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(Block)
-_BLOCKS_ADAPTER: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
+
+@functools.cache
+def _block_adapter() -> TypeAdapter[Block]:
+    """The validator for one `Block`, built on first use rather than at import."""
+    return TypeAdapter(Block)
+
+
+@functools.cache
+def _blocks_adapter() -> TypeAdapter[list[Block]]:
+    """The validator for a list of blocks, built on first use rather than at import."""
+    return TypeAdapter(list[Block])
 
 
 def parse_block(data: Any) -> Block:
     """A block from a dict (or JSON text) in mediablocks' own format; `DecodeError` if invalid."""
     try:
         if isinstance(data, (str, bytes)):
-            return _BLOCK_ADAPTER.validate_json(data)
-        return _BLOCK_ADAPTER.validate_python(data)
+            return _block_adapter().validate_json(data)
+        return _block_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid block: {summarize_validation_error(exc)}") from None
 
@@ -167,7 +177,7 @@ def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> li
     try:
         if isinstance(data, (str, bytes)):
             if unknown == "error":
-                return _BLOCKS_ADAPTER.validate_json(data)
+                return _blocks_adapter().validate_json(data)
             data = json.loads(data)
         if unknown == "raw" and isinstance(data, list):
             data = [
@@ -176,7 +186,7 @@ def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> li
                 else item
                 for item in data
             ]
-        return _BLOCKS_ADAPTER.validate_python(data)
+        return _blocks_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid block list: {summarize_validation_error(exc)}") from None
     except ValueError as exc:

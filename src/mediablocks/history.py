@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .blocks import (
     Block,
@@ -33,6 +33,7 @@ from .messages import (
     Message,
     SystemMessage,
     ToolMessage,
+    _message_adapter,
     normalize_role,
 )
 from .tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
@@ -51,8 +52,6 @@ __all__ = [
     "trim_messages",
 ]
 
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
-
 BlockKind = Literal["text", "thinking", "tool_call", "tool_result", "media", "raw", "tools"]
 
 
@@ -64,7 +63,9 @@ class FlatItem(BaseModel):
     blocks gives one item whose ``block`` is None.
     """
 
-    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(
+        frozen=True, ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
+    )
 
     message_id: str
     role: str
@@ -90,7 +91,7 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
     if isinstance(content, list):
         data = {**data, "content": parse_blocks(content, unknown="raw")}
     try:
-        return _MESSAGE.validate_python(data)
+        return _message_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid message: {summarize_validation_error(exc)}") from None
 
@@ -143,7 +144,7 @@ def regroup_messages(items: Iterable[FlatItem]) -> list[Message]:
             "timestamp": current.timestamp,
             "content": blocks,
         }
-        messages.append(_MESSAGE.validate_python(data))
+        messages.append(_message_adapter().validate_python(data))
 
     for item in items:
         if current is None or item.message_id != current.message_id:

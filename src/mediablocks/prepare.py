@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from ._checks import check_bool, check_size
 from .blocks import ContentBlock, ToolResultBlock
-from .convert.video import DEFAULT_MAX_FRAMES
+from .changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS, Change
 from .errors import (
     DecodeError,
     DoesNotFitError,
@@ -39,7 +39,6 @@ from .errors import (
     InvalidOptionError,
     MediaBlocksError,
 )
-from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
 from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
 from .messages import Message
@@ -555,6 +554,8 @@ class _Preparation:
         if not self.limits.image_types:
             self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
             return
+        from .images import ImageTarget, fit_image  # Pillow loads with the first image
+
         target = ImageTarget.from_limits(
             self.limits,
             image_count=image_count,

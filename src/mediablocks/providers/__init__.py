@@ -15,11 +15,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..blocks import summarize_validation_error
 from ..errors import DecodeError, UnknownProviderError
-from ..messages import Message
+from ..messages import Message, _message_adapter
 from ..policy import FetchPolicy
 from ._json import write_json
 from ._options import (
@@ -61,7 +61,6 @@ TRANSLATORS: dict[str, tuple[str, str, str]] = {
 
 _loaded: dict[str, tuple[Encoder, Decoder]] = {}
 _lock = threading.Lock()
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 
 
 def translator(provider: str) -> tuple[Encoder, Decoder]:
@@ -114,7 +113,7 @@ def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
     for index, item in enumerate(items):
         if isinstance(item, dict):
             try:
-                item = _MESSAGE.validate_python(item)
+                item = _message_adapter().validate_python(item)
             except ValidationError as exc:
                 raise DecodeError(
                     f"message {index} is not a mediablocks message "
