@@ -82,3 +82,30 @@ def test_the_models_build_their_schemas_on_first_use_not_at_import() -> None:
         "assert message.text == 'hi'"
     )
     assert "mediablocks" in loaded
+
+
+def test_threads_building_the_deferred_schemas_at_once_all_get_the_right_models() -> None:
+    # The first validations of a fresh process race to build the same schemas.
+    _modules_after(
+        "import threading\n"
+        "import mediablocks as mb\n"
+        "gate = threading.Barrier(12)\n"
+        "results = []\n"
+        "def first_use(i):\n"
+        "    gate.wait()\n"
+        "    block = mb.TextBlock(text=f'hi {i}')\n"
+        "    message = mb.parse_message({'role': 'user', 'content': f'hi {i}'})\n"
+        "    try:\n"
+        "        mb.TextBlock(text='x', stray=1)\n"
+        "        refused = False\n"
+        "    except ValueError:  # pydantic's ValidationError\n"
+        "        refused = True\n"
+        "    results.append((type(block), block.text, type(message), message.text, refused))\n"
+        "threads = [threading.Thread(target=first_use, args=(i,)) for i in range(12)]\n"
+        "for thread in threads: thread.start()\n"
+        "for thread in threads: thread.join()\n"
+        "expected = {\n"
+        "    (mb.TextBlock, f'hi {i}', mb.UserMessage, f'hi {i}', True) for i in range(12)\n"
+        "}\n"
+        "assert set(results) == expected, results"
+    )
