@@ -5,8 +5,35 @@ from __future__ import annotations
 import subprocess
 import sys
 
-# Loaded only when a feature needs them: fetching (httpx and its stack), and so on.
-DEFERRED = ("httpx", "httpcore", "anyio", "idna")
+from .conftest import TESTDATA
+
+# Loaded only when a feature needs them: fetching (httpx and its stack), image fitting (Pillow),
+# detection past the built-in signatures (filetype), asynchronous calls (asyncio), the converters
+# and the provider SDKs an uploader drives.
+DEFERRED = (
+    "httpx",
+    "httpcore",
+    "anyio",
+    "idna",
+    "PIL",
+    "filetype",
+    "asyncio",
+    "av",
+    "pypdfium2",
+    "numpy",
+    "ray",
+    "boto3",
+    "botocore",
+    "openai",
+    "anthropic",
+    "google",
+    "mistralai",
+    "ollama",
+    "cohere",
+    "mediablocks.images",
+    "mediablocks._prepare_av",
+    "mediablocks._fetcher",
+)
 
 
 def _modules_after(code: str) -> set[str]:
@@ -30,3 +57,54 @@ def test_the_fetcher_loads_httpx_when_a_fetch_needs_it() -> None:
         "try:\n    mb.fetch('http://127.0.0.1:9/x')\nexcept mb.FetchError:\n    pass"
     )
     assert {"httpx", "mediablocks._fetcher"} <= loaded
+
+
+def test_fitting_an_image_loads_pillow_then() -> None:
+    loaded = _modules_after(
+        "import mediablocks as mb\n"
+        f"bmp = open({str(TESTDATA / 'image' / 'sample.bmp')!r}, 'rb').read()\n"
+        "_, report = mb.prepare_with_report(\n"
+        "    [mb.UserMessage(content=[mb.ImageBlock.from_bytes(bmp)])], 'openai'\n"
+        ")\n"
+        "assert report.changed, report"
+    )
+    assert {"PIL", "mediablocks.images"} <= loaded
+
+
+def test_the_models_build_their_schemas_on_first_use_not_at_import() -> None:
+    loaded = _modules_after(
+        "import mediablocks as mb\n"
+        "assert not mb.UserMessage.__pydantic_complete__\n"
+        "assert not mb.TextBlock.__pydantic_complete__\n"
+        "message = mb.UserMessage(content='hi')\n"
+        "assert mb.UserMessage.__pydantic_complete__ and mb.TextBlock.__pydantic_complete__\n"
+        "assert message.text == 'hi'"
+    )
+    assert "mediablocks" in loaded
+
+
+def test_threads_building_the_deferred_schemas_at_once_all_get_the_right_models() -> None:
+    # The first validations of a fresh process race to build the same schemas.
+    _modules_after(
+        "import threading\n"
+        "import mediablocks as mb\n"
+        "gate = threading.Barrier(12)\n"
+        "results = []\n"
+        "def first_use(i):\n"
+        "    gate.wait()\n"
+        "    block = mb.TextBlock(text=f'hi {i}')\n"
+        "    message = mb.parse_message({'role': 'user', 'content': f'hi {i}'})\n"
+        "    try:\n"
+        "        mb.TextBlock(text='x', stray=1)\n"
+        "        refused = False\n"
+        "    except ValueError:  # pydantic's ValidationError\n"
+        "        refused = True\n"
+        "    results.append((type(block), block.text, type(message), message.text, refused))\n"
+        "threads = [threading.Thread(target=first_use, args=(i,)) for i in range(12)]\n"
+        "for thread in threads: thread.start()\n"
+        "for thread in threads: thread.join()\n"
+        "expected = {\n"
+        "    (mb.TextBlock, f'hi {i}', mb.UserMessage, f'hi {i}', True) for i in range(12)\n"
+        "}\n"
+        "assert set(results) == expected, results"
+    )

@@ -21,6 +21,7 @@ class BlockBase(BaseModel):
         extra="forbid",
         ser_json_bytes="base64",
         val_json_bytes="base64",
+        defer_build=True,  # the schema is built on first use, not by `import mediablocks`
     )
 
     provider_data: dict[str, dict[str, Any]] = {}

@@ -10,10 +10,13 @@ cancelled, its waiters are told to retry and one of them leads the next attempt.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # asyncio loads with the first asynchronous wait, not with the package
+    import asyncio
 
 __all__ = ["FreshLock", "Loader"]
 
@@ -38,6 +41,8 @@ class _Flight:
                 loop.call_soon_threadsafe(_resolve, future)
 
     async def wait_async(self) -> None:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._lock:

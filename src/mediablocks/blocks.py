@@ -6,6 +6,7 @@ through JSON losslessly, media bytes included (as base64).
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
@@ -137,15 +138,25 @@ Block = Annotated[
 ]
 """Any block, tagged by ``type``."""
 
-_BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(Block)
+
+@functools.cache
+def _block_adapter() -> TypeAdapter[Block]:
+    """The validator for one `Block`, built on first use rather than at import."""
+    return TypeAdapter(Block)
+
+
+@functools.cache
+def _blocks_adapter() -> TypeAdapter[list[Block]]:
+    """The validator for a list of blocks, built on first use rather than at import."""
+    return TypeAdapter(list[Block])
 
 
 def parse_block(data: Any) -> Block:
     """A block from a dict (or JSON text) in mediablocks' own format; `DecodeError` if invalid."""
     try:
         if isinstance(data, (str, bytes)):
-            return _BLOCK_ADAPTER.validate_json(data)
-        return _BLOCK_ADAPTER.validate_python(data)
+            return _block_adapter().validate_json(data)
+        return _block_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid block: {summarize_validation_error(exc)}") from None
 

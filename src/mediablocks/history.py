@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._checks import check_count
 from ._depth import check_depth
@@ -34,6 +34,7 @@ from .messages import (
     Message,
     SystemMessage,
     ToolMessage,
+    _message_adapter,
     normalize_role,
 )
 from .parsing import parse_blocks
@@ -53,8 +54,6 @@ __all__ = [
     "trim_messages",
 ]
 
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
-
 BlockKind = Literal["text", "thinking", "tool_call", "tool_result", "media", "raw", "tools"]
 
 
@@ -66,7 +65,9 @@ class FlatItem(BaseModel):
     blocks gives one item whose ``block`` is None.
     """
 
-    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(
+        frozen=True, ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
+    )
 
     message_id: str
     role: str
@@ -95,7 +96,7 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
     if isinstance(content, list):
         data = {**data, "content": parse_blocks(content, unknown="raw")}
     try:
-        return _MESSAGE.validate_python(data)
+        return _message_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid message: {summarize_validation_error(exc)}") from None
 
@@ -184,7 +185,7 @@ def regroup_messages(items: Iterable[FlatItem | Message | dict[str, Any]]) -> li
             "timestamp": current.timestamp,
             "content": blocks,
         }
-        messages.append(_MESSAGE.validate_python(data))
+        messages.append(_message_adapter().validate_python(data))
 
     for item in flat:
         if current is None or item.message_id != current.message_id:

@@ -12,6 +12,7 @@ Roles accept common aliases when parsing: ``human`` is ``user``; ``ai``, ``model
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
@@ -109,7 +110,7 @@ class Usage(BaseModel):
     provider's own usage numbers verbatim, under its own names.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -194,7 +195,11 @@ class _TextAccessor:
 
 class _MessageBase(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", ser_json_bytes="base64", val_json_bytes="base64"
+        frozen=True,
+        extra="forbid",
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+        defer_build=True,  # the schema is built on first use, not by `import mediablocks`
     )
 
     id: str = Field(default_factory=_new_id)
@@ -471,7 +476,19 @@ Message = Annotated[
 SESSION_ROLES = frozenset({"custom", "branch_summary", "compaction_summary"})
 """Roles kept for context reconstruction that translators never send."""
 
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+
+@functools.cache
+def _message_adapter() -> TypeAdapter[Message]:
+    """The validator for one `Message`, built on first use rather than at import."""
+    return TypeAdapter(Message)
+
+
+@functools.cache
+def _messages_adapter() -> TypeAdapter[list[Message]]:
+    """The validator for a list of messages, built on first use rather than at import."""
+    return TypeAdapter(list[Message])
+
+
 _FORMAT_NAME = "mediablocks.messages"
 
 
@@ -479,7 +496,7 @@ def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> 
     """A versioned JSON document holding the messages, media bytes inline as base64."""
     if indent is not None:
         check_count("dump_messages", "indent", indent)
-    body = _MESSAGES.dump_json(list(messages), indent=indent).decode("utf-8")
+    body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 
 
@@ -509,6 +526,6 @@ def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Messag
     if not isinstance(document, list):
         raise DecodeError("a message history must be a JSON list of messages")
     try:
-        return _MESSAGES.validate_python(document)
+        return _messages_adapter().validate_python(document)
     except ValidationError as exc:
         raise DecodeError(f"invalid message history: {summarize_validation_error(exc)}") from None

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .blocks import _BLOCK_ADAPTER, Block, RawBlock, summarize_validation_error
+from .blocks import Block, RawBlock, _block_adapter, summarize_validation_error
 from .errors import DecodeError
 
 __all__ = ["parse_blocks"]
@@ -49,7 +49,7 @@ def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> li
             out.append(RawBlock(provider="unknown", data=item))
             continue
         try:
-            out.append(_BLOCK_ADAPTER.validate_python(item))
+            out.append(_block_adapter().validate_python(item))
         except ValidationError as exc:
             if unknown == "raw" and isinstance(item, dict):
                 out.append(RawBlock(provider="unknown", data=item))

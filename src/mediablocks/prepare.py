@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from ._checks import check_bool, check_size
 from .blocks import ContentBlock, ToolResultBlock
+from .changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS, Change
 from .convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, DocumentStrategy
-from .convert.video import DEFAULT_MAX_FRAMES
 from .errors import (
     DecodeError,
     DoesNotFitError,
@@ -40,7 +40,6 @@ from .errors import (
     InvalidOptionError,
     MediaBlocksError,
 )
-from .images import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget, fit_image, image_size
 from .limits import ByteMeasure, ProviderLimits, limits_for, measured_size
 from .media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
 from .messages import Message
@@ -613,6 +612,8 @@ class _Preparation:
         if not self.limits.image_types:
             self.problems.append(f"{slot.where}: {self.limits.provider} takes no image input")
             return
+        from .images import ImageTarget, fit_image  # Pillow loads with the first image
+
         planned = self.planned.get(id(slot)) if max_bytes is None else None
         if planned is not None:  # a share given before fitting (`plan_image_shares`)
             max_bytes = measured_size(planned[0], self.limits.image_bytes_measure)
@@ -812,6 +813,8 @@ class _Preparation:
         images = [s for s in slots if _kind(s.block) == "image" and self.readable(s.block)]
         if not images or not self.limits.image_types:
             return
+        from .images import ImageTarget, image_size  # Pillow loads with the first image
+
         target = ImageTarget.from_limits(
             self.limits, image_count=image_count, optimal_size=self.options.optimal_size
         )

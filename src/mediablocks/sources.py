@@ -35,7 +35,9 @@ __all__ = [
 
 
 class _BaseSource(BaseModel):
-    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(
+        frozen=True, ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
+    )
 
     _data: bytes | None = PrivateAttr(default=None)
     _header: bytes | None = PrivateAttr(default=None)

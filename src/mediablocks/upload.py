@@ -14,7 +14,6 @@ OpenAI, say) are left as they are.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import mimetypes
 from collections.abc import Callable, Sequence
@@ -188,6 +187,8 @@ async def aupload(
     """`upload` for asyncio: ``client`` is the SDK's async client (``AsyncOpenAI``,
     ``AsyncAnthropic``, a ``google.genai.Client`` whose ``.aio`` is used, or a boto3 S3 client
     run in threads). Up to ``concurrency`` uploads run at once."""
+    import asyncio  # loaded by the first asynchronous upload, not by the package
+
     if concurrency < 1:
         raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency}")
     plan = _Plan(

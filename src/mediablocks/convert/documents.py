@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..blocks import TextBlock
+from ..changes import Change
 from ..errors import DoesNotFitError, InvalidOptionError, UnsupportedBlockError
-from ..images import Change, ImageTarget, fit_image
 from ..limits import ProviderLimits
 from ..media import ImageBlock, MediaBlock
 from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText
@@ -287,6 +287,8 @@ def _pages(
         )
     if taken < 1:
         raise DoesNotFitError(f"{what}: the request has no room for page images")
+    from ..images import ImageTarget, fit_image  # Pillow loads with the first page image
+
     target = ImageTarget.from_limits(limits, image_count=image_count + taken)
     side = min(target.optimal_side or 1568, target.max_side or 1568, 1568)
     name = block.filename or "document.pdf"

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..changes import DEFAULT_MAX_FRAMES, Change
 from ..errors import DecodeError, DoesNotFitError, ImageBombError
-from ..images import Change
 from ._av import Deadline, decoding, import_av, open_input
 
 __all__ = [
@@ -33,9 +33,6 @@ __all__ = [
     "sample_frames",
     "transcode_video",
 ]
-
-DEFAULT_MAX_FRAMES = 20
-"""Frames taken from one video when the caller sets no budget."""
 
 DEFAULT_FRAME_SIDE = 768
 """The long edge of a sampled frame, in pixels: what vision models look at anyway."""

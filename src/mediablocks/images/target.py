@@ -8,26 +8,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..changes import DEFAULT_MAX_IMAGE_PIXELS, Change
 from ..limits import ByteMeasure, ProviderLimits, measured_size
 
-DEFAULT_MAX_IMAGE_PIXELS = 100_000_000
-"""Images with more pixels than this are refused as decompression bombs (about 100 MP: every
-phone and most cameras are below it). Pass ``max_image_pixels`` to change it."""
-
-
-@dataclass(frozen=True)
-class Change:
-    """One thing preprocessing changed: ``kind`` is a short tag, ``detail`` says what exactly.
-
-    Kinds: ``orientation``, ``metadata``, ``converted``, ``first_frame``, ``resized``,
-    ``re-encoded``, ``transcoded``.
-    """
-
-    kind: str
-    detail: str
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.detail}"
+__all__ = ["DEFAULT_MAX_IMAGE_PIXELS", "Change", "FittedImage", "ImageTarget"]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import filetype
+import functools
+from typing import Any
 
 # -- archives --------------------------------------------------------------------------------------
 
@@ -36,37 +37,45 @@ def _tar(head: bytes, window: memoryview, truncated: bool) -> str | None:
     return "application/x-tar" if checksum == int(field, 8) else None
 
 
-# Formats filetype recognises well and this table does not cover itself: its matcher, our MIME.
-_FILETYPE_EXTRAS = tuple(
-    (matcher, mime)
-    for matcher in filetype.types
-    for name, mime in (
-        ("Woff", "font/woff"),
-        ("Woff2", "font/woff2"),
-        ("Ttf", "font/ttf"),
-        ("Otf", "font/otf"),
-        ("Sqlite", "application/vnd.sqlite3"),
-        ("Wasm", "application/wasm"),
-        ("Elf", "application/x-executable"),
-        ("Xcf", "image/x-xcf"),
-        ("Dwg", "image/vnd.dwg"),
-        ("Dcm", "application/dicom"),
-        ("Cab", "application/vnd.ms-cab-compressed"),
-        ("Rpm", "application/x-rpm"),
-        ("Deb", "application/vnd.debian.binary-package"),
-        ("Ar", "application/x-archive"),
-        ("Lz", "application/x-lzip"),
-        ("Lz4", "application/x-lz4"),
-        ("Lzop", "application/x-lzop"),
-        ("Crx", "application/x-chrome-extension"),
-        ("Nes", "application/x-nintendo-nes-rom"),
+# Formats filetype recognises well and this table does not cover itself: its matcher's class name,
+# our MIME. filetype itself loads on the first detection that gets this far.
+_FILETYPE_NAMES = {
+    "Woff": "font/woff",
+    "Woff2": "font/woff2",
+    "Ttf": "font/ttf",
+    "Otf": "font/otf",
+    "Sqlite": "application/vnd.sqlite3",
+    "Wasm": "application/wasm",
+    "Elf": "application/x-executable",
+    "Xcf": "image/x-xcf",
+    "Dwg": "image/vnd.dwg",
+    "Dcm": "application/dicom",
+    "Cab": "application/vnd.ms-cab-compressed",
+    "Rpm": "application/x-rpm",
+    "Deb": "application/vnd.debian.binary-package",
+    "Ar": "application/x-archive",
+    "Lz": "application/x-lzip",
+    "Lz4": "application/x-lz4",
+    "Lzop": "application/x-lzop",
+    "Crx": "application/x-chrome-extension",
+    "Nes": "application/x-nintendo-nes-rom",
+}
+
+
+@functools.cache
+def _filetype_extras_table() -> tuple[tuple[Any, str], ...]:
+    """filetype's matchers for the formats above, in the order filetype tries them."""
+    import filetype
+
+    return tuple(
+        (matcher, _FILETYPE_NAMES[type(matcher).__name__])
+        for matcher in filetype.types
+        if type(matcher).__name__ in _FILETYPE_NAMES
     )
-    if type(matcher).__name__ == name
-)
 
 
 def _filetype_extras(head: bytes, window: memoryview, truncated: bool) -> str | None:
-    for matcher, mime in _FILETYPE_EXTRAS:
+    for matcher, mime in _filetype_extras_table():
         if matcher.match(head):
             return mime
     return None

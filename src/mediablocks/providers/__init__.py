@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .._depth import check_depth, loads
 from ..blocks import RawBlock, ToolCallBlock, summarize_validation_error
@@ -25,7 +25,7 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..messages import AssistantMessage, Message
+from ..messages import AssistantMessage, Message, _message_adapter
 from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
@@ -91,7 +91,6 @@ TRANSLATORS: dict[str, tuple[str, str, str]] = {
 
 _loaded: dict[str, tuple[Encoder, Decoder]] = {}
 _lock = threading.Lock()
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 
 
 def translator(provider: str) -> tuple[Encoder, Decoder]:
@@ -144,7 +143,7 @@ def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
     for index, item in enumerate(items):
         if isinstance(item, dict):
             try:
-                item = _MESSAGE.validate_python(item)
+                item = _message_adapter().validate_python(item)
             except ValidationError as exc:
                 raise DecodeError(
                     f"message {index} is not a mediablocks message "
