@@ -242,3 +242,17 @@ def test_every_flag_reaches_prepare_as_its_keyword() -> None:
     }
     # Every one is a keyword `prepare` takes, with a value it accepts.
     assert mb.prepare([], "anthropic", **conversion_options(parser.parse_args(flags.split()))) == []
+
+
+def test_batch_prepare_takes_the_same_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "b.jsonl"
+    args = ["batch", str(PHONE), "--provider", "anthropic", "--model", "m", "--max-tokens", "5"]
+    assert main([*args, "--prepare", "--max-frames", "2", "--out", str(out)]) == 0
+    [line] = out.read_text(encoding="utf-8").splitlines()
+    content = json.loads(line)["params"]["messages"][0]["content"]
+    assert [block["type"] for block in content].count("image") == 2
+    assert main([*args, "--prepare", "--video", "raise", "--out", str(out)]) == 1
+    assert "left out" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == ""
