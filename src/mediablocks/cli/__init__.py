@@ -4,7 +4,12 @@
   facts from its headers (dimensions, duration, pages), token estimates per provider, which
   providers take it as it is and what `prepare` would change for the others.
 - ``mediablocks encode PATH... --provider P``: the provider-ready user message as JSON.
-- ``mediablocks prepare PATH|DIR... --provider P --out DIR``: fitted files and a report.
+- ``mediablocks prepare PATH|DIR... --provider P --out DIR``: fitted files and a report; a file
+  that becomes several blocks (video frames, PDF pages, audio parts, a document's text) is
+  written as numbered files and a ``.txt``.
+
+``inspect`` and ``prepare`` take `prepare`'s conversion strategies and budgets as flags
+(``--audio``, ``--video``, ``--documents``, ``--max-frames``...; ``_conversion.py``).
 - ``mediablocks batch PATH|DIR... --provider P --out FILE`` (or ``--prompts FILE.jsonl``): a
   provider's batch input file, one request per file or prompt line.
 

@@ -26,6 +26,7 @@ from ..blocks import TextBlock
 from ..messages import Message, UserMessage
 from ..prepare import prepare
 from ..providers import canonical_provider
+from ._conversion import add_conversion_flags, conversion_options
 from ._items import Item, expand, load
 from ._wording import for_shell
 
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
                     raise ValueError(f"id {rid!r} is not unique")
                 messages = build()
                 if args.prepare:
-                    messages = prepare(messages, provider)
+                    messages = prepare(messages, provider, **conversion_options(args))
                 line = batch_line(
                     messages, provider, rid, fields=fields, bedrock_format=args.bedrock_format
                 )
@@ -160,4 +161,5 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         default="converse",
         help="Bedrock modelInput: Converse/Nova body (default) or Anthropic's",
     )
+    add_conversion_flags(parser)  # used with --prepare
     parser.set_defaults(run=run)

@@ -24,6 +24,7 @@ from ..probe import probe
 from ..providers import canonical_provider
 from ..providers.registry import WIRE_FORMATS
 from ..tokens import estimate_tokens
+from ._conversion import add_conversion_flags, conversion_options, describe_parts, plural
 from ._items import Item, expand, load_bounded
 from ._output import Column, Table, format_size, run_each, terminal_width
 from ._wording import for_shell
@@ -73,26 +74,38 @@ def _describe_facts(facts: dict[str, Any]) -> str:
     return " ".join(parts) or "-"
 
 
-def _verdict(block: MediaBlock, provider: str, max_pixels: int) -> dict[str, Any]:
+def _verdict(block: MediaBlock, provider: str, options: dict[str, Any]) -> dict[str, Any]:
     """Whether ``provider`` takes the block as it is, what `prepare` changes, or why it cannot.
 
-    Asks `prepare_with_report` about a message holding just the block, so a block that becomes
-    several (PDF pages, video frames, audio chunks, a document's text) counts as sendable.
+    Asks `prepare_with_report` (with ``options``: the image limit and the conversion flags)
+    about a message holding just the block, so a block that becomes several (PDF pages, video
+    frames, audio parts, a document's text) counts as sendable, and says what it becomes.
     """
     message = UserMessage(content=[block])
     try:
-        _, report = prepare_with_report(
-            [message], provider, max_image_pixels=max_pixels, read_urls=True
-        )
+        prepared, report = prepare_with_report([message], provider, read_urls=True, **options)
     except Exception as exc:  # any decoder failure is this file's verdict, not the run's
         return {"status": "cannot", "reason": for_shell(exc)}
     [entry] = report.blocks
     if not entry.changes and not entry.replaced_by:
         return {"status": "as-is"}
     changes = [str(change) for change in entry.changes]
+    verdict: dict[str, Any] = {"status": "prepare", "changes": changes}
     if entry.replaced_by:
-        changes.append(f"becomes {len(entry.replaced_by)} blocks")
-    return {"status": "prepare", "changes": changes}
+        count, parts = describe_parts(block, prepared[0].content)
+        changes.append(f"becomes {count} block{'s' if count != 1 else ''}")
+        verdict["becomes"] = {"blocks": count, "parts": parts}
+    return verdict
+
+
+def _described(verdict: dict[str, Any]) -> str:
+    """The changes, the last (``becomes 40 blocks``) saying what the blocks are:
+    ``...; becomes 40 blocks: 20 text blocks, 20 frames``."""
+    text = "; ".join(verdict["changes"])
+    if "becomes" in verdict:
+        parts = verdict["becomes"]["parts"].items()
+        text += ": " + ", ".join(plural(label, count) for label, count in parts)
+    return text
 
 
 def _tokens(block: MediaBlock, provider: str) -> int | None:
@@ -103,12 +116,12 @@ def _tokens(block: MediaBlock, provider: str) -> int | None:
 
 
 def _inspect_one(
-    item: Item, providers: Sequence[str], max_bytes: int, max_pixels: int
+    item: Item, providers: Sequence[str], max_bytes: int, options: dict[str, Any]
 ) -> dict[str, Any]:
     block, size, whole = load_bounded(item, max_bytes)
     mime = block.mime_type
     if whole:
-        verdicts = {p: _verdict(block, p, max_pixels) for p in providers}
+        verdicts = {p: _verdict(block, p, options) for p in providers}
     else:
         reason = (
             f"larger than {max_bytes:,} bytes (raise the limit with --max-bytes); "
@@ -164,7 +177,7 @@ def _details(info: dict[str, Any], providers: Sequence[str]) -> list[str]:
     for provider in providers:
         verdict = info["providers"][provider]
         if verdict["status"] == "prepare":
-            lines.append(f"    {provider}: prepare: " + "; ".join(verdict["changes"]))
+            lines.append(f"    {provider}: prepare: " + _described(verdict))
         elif verdict["status"] == "cannot":
             lines.append(f"    {provider}: cannot: {verdict['reason']}")
     return lines if len(lines) > 1 else []
@@ -193,9 +206,10 @@ def run(args: argparse.Namespace) -> int:
     providers = providers_chosen(args.provider)
     items = list(expand(args.paths))
     max_bytes = args.max_bytes or current_policy().max_bytes
+    options = {"max_image_pixels": args.max_pixels, **conversion_options(args)}
     results, failed = run_each(
         items,
-        lambda item: _inspect_one(item, providers, max_bytes, args.max_pixels),
+        lambda item: _inspect_one(item, providers, max_bytes, options),
         None,
         args.debug,
     )
@@ -237,4 +251,5 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "--details", action="store_true", help="say what prepare changes, or why not"
     )
     parser.add_argument("--quiet", action="store_true", help="no header and no summary line")
+    add_conversion_flags(parser)
     parser.set_defaults(run=run)
