@@ -31,7 +31,7 @@ DEFERRED = (
     "ollama",
     "cohere",
     "mediablocks.images",
-    "mediablocks._prepare_av",
+    "mediablocks.prepare.av",
     "mediablocks._fetcher",
 )
 

@@ -6,19 +6,16 @@ Loaded only when a block needs converting, so ``import mediablocks`` stays free 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .blocks import ContentBlock
-from .convert._av import Deadline
-from .convert.audio import AudioTarget, ConvertedAudio, convert_audio
-from .convert.timed import audio_piece_blocks, frame_blocks
-from .convert.video import DEFAULT_FRAME_SIDE, needs_transcode, sample_frames, transcode_video
-from .errors import DoesNotFitError
-from .images import Change
-from .media import AudioBlock
-
-if TYPE_CHECKING:
-    from .prepare import _Preparation, _Slot
+from ..blocks import ContentBlock
+from ..convert._av import Deadline
+from ..convert.audio import AudioTarget, ConvertedAudio, convert_audio
+from ..convert.timed import audio_piece_blocks, frame_blocks
+from ..convert.video import DEFAULT_FRAME_SIDE, needs_transcode, sample_frames, transcode_video
+from ..errors import DoesNotFitError
+from ..images import Change
+from ..media import AudioBlock
+from .slots import _replaced, _Slot
+from .state import _Preparation
 
 
 def _deadline(run: _Preparation, slot: _Slot) -> Deadline:
@@ -49,13 +46,13 @@ def _convert(run: _Preparation, slot: _Slot, data: bytes) -> ConvertedAudio:
 
 def convert_audio_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """Audio re-encoded to a type the provider takes; several chunks when one cannot fit."""
-    from .prepare import _replaced
-
     converted = _convert(run, slot, data)
     pieces = converted.pieces
     if len(pieces) == 1:
         piece = pieces[0]
-        slot.result = _replaced(slot.block, piece.data, piece.mime_type, converted.changes, run)
+        slot.result = _replaced(
+            slot.block, piece.data, piece.mime_type, converted.changes, run.limits.provider
+        )
         slot.changes = converted.changes
         slot.size = len(piece.data)
         run.fit_timed(slot, "audio")
@@ -82,8 +79,6 @@ def codec_is_safe(run: _Preparation, slot: _Slot, data: bytes) -> bool:
 
 def transcode_video_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """Video as H.264/AAC MP4, downscaled (and cut at ``max_video_seconds``) to fit."""
-    from .prepare import _replaced
-
     if "video/mp4" not in run.limits.video_types:
         run.fit_timed(slot, "video")
         return
@@ -96,7 +91,9 @@ def transcode_video_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
         max_pixels=run.options.max_image_pixels,
         deadline=_deadline(run, slot),
     )
-    slot.result = _replaced(slot.block, video.data, video.mime_type, video.changes, run)
+    slot.result = _replaced(
+        slot.block, video.data, video.mime_type, video.changes, run.limits.provider
+    )
     slot.changes = video.changes
     slot.size = len(video.data)
     run.fit_timed(slot, "video")

@@ -1,0 +1,251 @@
+"""Fit the media of a conversation to one provider's limits, and say what changed.
+
+`prepare` returns new messages (the inputs are frozen and stay untouched) whose every media block
+the provider accepts, or raises `DoesNotFitError` listing every block that cannot be made to fit.
+`prepare_with_report` also returns a `PrepareReport`; `prepare_block` fits a single block.
+
+What is read: blocks over bytes or a local path. Blocks over a URL or a provider file id are
+counted (image count, the many-images pixel cap) but not read unless ``read_urls=True``: the
+provider fetches them and applies its own limits.
+
+The order (details in ``docs/preparation.md``):
+
+1. Kinds and types the provider cannot carry at all (a video for Anthropic) are problems.
+2. Images go through `mediablocks.images.fit_image` with the request's image count, so the
+   count-dependent pixel caps apply (Anthropic: 2000 px with more than 20 images).
+3. Audio and video the provider refuses, or that is over its limits, is converted with PyAV
+   (the ``[av]`` extra; ``docs/conversion.md``): audio re-encoded, resampled or split into
+   timestamped chunks; video transcoded to H.264 MP4, or sampled as timestamped JPEG frames
+   for providers taking no video. A block that becomes several goes through `_Slot.replace_with`.
+4. Durations (audio, video) and PDF page counts come from `mediablocks.probe.probe`; sizes are
+   counted the way the provider counts them (raw or base64).
+5. Request totals: image count, all images' bytes, documents, pages, seconds, request bytes.
+
+The package's modules, one step each: `options` (`PrepareOptions`), `report` (`PrepareReport`),
+`slots` (finding blocks and putting results back), `state` (one run's state and shared checks),
+`walk` (the walk and the dispatch by kind), `images`, `av`, `documents` and `totals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# ``X as X``: names importable from `mediablocks.prepare` since it was one module stay so.
+from .._checks import check_size
+from ..changes import DEFAULT_MAX_FRAMES as DEFAULT_MAX_FRAMES
+from ..changes import DEFAULT_MAX_IMAGE_PIXELS as DEFAULT_MAX_IMAGE_PIXELS
+from ..changes import Change
+from ..convert.documents import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
+from ..convert.documents import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
+from ..convert.documents import DocumentStrategy as DocumentStrategy
+from ..errors import DoesNotFitError
+from ..limits import limits_for
+from ..media import MediaBlock
+from ..messages import Message
+from ..policy import FetchPolicy
+from ..request_budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
+from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
+from .options import AudioStrategy as AudioStrategy
+from .options import PrepareOptions as PrepareOptions
+from .options import VideoStrategy as VideoStrategy
+from .report import BlockReport as BlockReport
+from .report import PrepareReport as PrepareReport
+from .slots import _counted as _counted
+from .slots import _find_media as _find_media
+from .slots import _rebuild as _rebuild
+from .slots import _Slot
+from .state import _Preparation
+from .totals import check_totals
+from .walk import fit, walk
+
+__all__ = [
+    "DEFAULT_TIME_BUDGET",
+    "AudioStrategy",
+    "BlockReport",
+    "PrepareOptions",
+    "PrepareReport",
+    "VideoStrategy",
+    "prepare",
+    "prepare_block",
+    "prepare_with_report",
+]
+
+
+# -- public entry points --------------------------------------------------------------------------
+
+
+def prepare(
+    messages: Sequence[Message],
+    provider: str,
+    *,
+    model: str | None = None,
+    optimal_size: bool = False,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    read_urls: bool = False,
+    policy: FetchPolicy | None = None,
+    audio: AudioStrategy = "convert",
+    video: VideoStrategy = "convert",
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    frame_interval: float | None = None,
+    max_audio_seconds: float | None = None,
+    max_video_seconds: float | None = None,
+    allow_split: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    documents: DocumentStrategy = "convert",
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate_documents: bool = True,
+) -> list[Message]:
+    """New messages whose media every limit of ``provider`` (and ``model``) accepts.
+
+    Raises `DoesNotFitError` listing every block that cannot be fitted (``.problems``),
+    `ImageBombError` at once for an image (or video frames) over the pixel limit and `DecodeError`
+    at once for an image whose bytes do not decode (even one that would be sent untouched). Images
+    together are fitted to the request's byte limits (see `PrepareReport.notes`). Audio and video
+    are converted as ``audio`` and ``video`` say; a video may become timestamped frames and an
+    audio block ordered chunks (see `PrepareOptions` and ``docs/conversion.md``). A document the
+    provider does not take becomes page images (PDF) or text, as ``documents`` says.
+    """
+    prepared, _ = prepare_with_report(
+        messages,
+        provider,
+        model=model,
+        optimal_size=optimal_size,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        read_urls=read_urls,
+        policy=policy,
+        audio=audio,
+        video=video,
+        max_frames=max_frames,
+        frame_interval=frame_interval,
+        max_audio_seconds=max_audio_seconds,
+        max_video_seconds=max_video_seconds,
+        allow_split=allow_split,
+        time_budget=time_budget,
+        documents=documents,
+        max_pages=max_pages,
+        max_text_chars=max_text_chars,
+        truncate_documents=truncate_documents,
+    )
+    return prepared
+
+
+def prepare_with_report(
+    messages: Sequence[Message],
+    provider: str,
+    *,
+    model: str | None = None,
+    optimal_size: bool = False,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    read_urls: bool = False,
+    policy: FetchPolicy | None = None,
+    audio: AudioStrategy = "convert",
+    video: VideoStrategy = "convert",
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    frame_interval: float | None = None,
+    max_audio_seconds: float | None = None,
+    max_video_seconds: float | None = None,
+    allow_split: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    documents: DocumentStrategy = "convert",
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate_documents: bool = True,
+) -> tuple[list[Message], PrepareReport]:
+    """`prepare`, plus a `PrepareReport` of what changed in each media block."""
+    limits = limits_for(provider, model)
+    options = PrepareOptions(
+        optimal_size=optimal_size,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        read_urls=read_urls,
+        policy=policy,
+        audio=audio,
+        video=video,
+        max_frames=max_frames,
+        frame_interval=frame_interval,
+        max_audio_seconds=max_audio_seconds,
+        max_video_seconds=max_video_seconds,
+        allow_split=allow_split,
+        time_budget=time_budget,
+        documents=documents,
+        max_pages=max_pages,
+        max_text_chars=max_text_chars,
+        truncate_documents=truncate_documents,
+    )
+    return walk(_Preparation(limits, options), list(messages))
+
+
+def prepare_block(
+    block: MediaBlock,
+    provider: str,
+    *,
+    model: str | None = None,
+    image_count: int = 1,
+    optimal_size: bool = False,
+    strip_metadata: bool = True,
+    convert: bool = True,
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
+    policy: FetchPolicy | None = None,
+    audio: AudioStrategy = "convert",
+    video: VideoStrategy = "convert",
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    frame_interval: float | None = None,
+    max_audio_seconds: float | None = None,
+    max_video_seconds: float | None = None,
+    allow_split: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    documents: DocumentStrategy = "convert",
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    truncate_documents: bool = True,
+) -> tuple[MediaBlock, list[Change]]:
+    """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
+
+    Request totals (image count, pages, seconds across blocks) are not checked here. Raises
+    `DoesNotFitError` (with one problem), `ImageBombError` or `DecodeError` (a broken image);
+    also `DoesNotFitError` when the block would become several (video frames, audio chunks) or a
+    document would become page images or text: `prepare` splices those in.
+    """
+    check_size("prepare_block", "image_count", image_count)
+    limits = limits_for(provider, model)
+    options = PrepareOptions(
+        optimal_size=optimal_size,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        read_urls=True,
+        policy=policy,
+        audio=audio,
+        video=video,
+        max_frames=max_frames,
+        frame_interval=frame_interval,
+        max_audio_seconds=max_audio_seconds,
+        max_video_seconds=max_video_seconds,
+        allow_split=allow_split,
+        time_budget=time_budget,
+        documents=documents,
+        max_pages=max_pages,
+        max_text_chars=max_text_chars,
+        truncate_documents=truncate_documents,
+    )
+    run = _Preparation(limits, options)
+    run.image_count = image_count
+    slot = _Slot(0, 0, None, block)
+    fit(run, slot, image_count)
+    check_totals(run, [slot])
+    run.raise_problems()
+    if slot.replacement is not None:
+        raise DoesNotFitError(
+            f"{block.describe()}: becomes {len(slot.replacement)} blocks for "
+            f"{limits.provider} ({'; '.join(map(str, slot.changes))}); prepare_block returns "
+            "one block: use prepare or prepare_with_report, or video='raise' / documents='raise'"
+        )
+    return slot.result, list(slot.changes)

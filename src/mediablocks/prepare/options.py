@@ -1,0 +1,99 @@
+"""How `prepare` may change media: `PrepareOptions`, its strategies and defaults, checked once
+when built so that no step has to check them again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .._checks import check_bool, check_size
+from ..changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS
+from ..convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, DocumentStrategy
+from ..errors import InvalidOptionError
+from ..policy import FetchPolicy
+
+AudioStrategy = Literal["convert", "raise"]
+"""``"convert"``: re-encode audio the provider refuses (PyAV); ``"raise"``: refuse it."""
+VideoStrategy = Literal["convert", "frames", "raise"]
+"""``"convert"``: transcode where the provider takes video, frames where it does not;
+``"frames"``: always frames; ``"raise"``: refuse what does not fit as it is."""
+
+DEFAULT_TIME_BUDGET = 120.0
+"""Seconds of wall time one audio or video conversion may take."""
+
+
+@dataclass(frozen=True)
+class PrepareOptions:
+    """How `prepare` may change media.
+
+    ``optimal_size``: scale images down to the size the provider would scale them to anyway
+    (Anthropic 1568 px long edge and about 1.15 MP, OpenAI 2048 px box and 768 px short side),
+    saving upload and tokens. ``strip_metadata``: remove EXIF (GPS, serial numbers, dates), XMP,
+    IPTC and comments; the ICC profile is kept. ``convert``: convert formats the provider refuses
+    (HEIC, AVIF, TIFF, BMP... to PNG or JPEG; audio and video with PyAV). ``max_image_pixels``: the
+    decompression-bomb limit. ``read_urls``: fetch URL blocks (under ``policy``) to fit them too.
+
+    Audio and video (``docs/conversion.md``; the converter is the ``[av]`` extra, PyAV):
+    ``audio`` and ``video`` are the strategies (`AudioStrategy`, `VideoStrategy`; with
+    ``convert=False`` both act as ``"raise"``). ``max_frames``: frames taken from one video
+    (also capped by the provider's image count); ``frame_interval``: seconds between frames
+    (``None``: ``max_frames`` spread evenly). ``max_audio_seconds``: the longest single audio
+    block; longer audio is split into ordered chunks, or refused with ``allow_split=False``.
+    ``max_video_seconds``: a transcoded video is cut there. ``time_budget``: seconds of wall
+    time one conversion may take.
+
+    Documents (``docs/documents.md``; extras ``[pdf]`` and ``[office]``): ``documents`` is the
+    strategy (`DocumentStrategy`: ``"convert"``, ``"pages"``, ``"text"`` or ``"raise"``; with
+    ``convert=False`` it acts as ``"raise"``). ``max_pages``: PDF pages sent as images (or read
+    as text) per document; ``max_text_chars``: characters of text per document. A document over
+    a budget is cut and the cut reported, or refused with ``truncate_documents=False``.
+    """
+
+    optimal_size: bool = False
+    strip_metadata: bool = True
+    convert: bool = True
+    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS
+    read_urls: bool = False
+    policy: FetchPolicy | None = None
+    audio: AudioStrategy = "convert"
+    video: VideoStrategy = "convert"
+    max_frames: int = DEFAULT_MAX_FRAMES
+    frame_interval: float | None = None
+    max_audio_seconds: float | None = None
+    max_video_seconds: float | None = None
+    allow_split: bool = True
+    time_budget: float | None = DEFAULT_TIME_BUDGET
+    documents: DocumentStrategy = "convert"
+    max_pages: int = DEFAULT_MAX_PAGES
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+    truncate_documents: bool = True
+
+    def __post_init__(self) -> None:
+        if self.documents not in ("convert", "pages", "text", "raise"):
+            raise InvalidOptionError(
+                f"documents={self.documents!r}: 'convert', 'pages', 'text' or 'raise'"
+            )
+        for count in ("max_pages", "max_text_chars"):
+            if not isinstance(getattr(self, count), int) or getattr(self, count) < 1:
+                raise InvalidOptionError(f"{count}={getattr(self, count)!r}: at least 1")
+        if self.audio not in ("convert", "raise"):
+            raise InvalidOptionError(f"audio={self.audio!r}: 'convert' or 'raise'")
+        if self.video not in ("convert", "frames", "raise"):
+            raise InvalidOptionError(f"video={self.video!r}: 'convert', 'frames' or 'raise'")
+        frames = self.max_frames
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise InvalidOptionError(f"max_frames={frames!r}: a whole number, at least 1")
+        for name in ("frame_interval", "max_audio_seconds", "max_video_seconds", "time_budget"):
+            value = getattr(self, name)
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if value is not None and not (number and value > 0):
+                raise InvalidOptionError(f"{name}={value!r}: a positive number of seconds")
+        # Checked here, so `prepare`'s keywords are too: "5", NaN or True never reach a limit.
+        for name in ("optimal_size", "strip_metadata", "convert", "read_urls", "allow_split"):
+            check_bool("PrepareOptions", name, getattr(self, name))
+        check_size("PrepareOptions", "max_image_pixels", self.max_image_pixels, optional=True)
+        if self.policy is not None and not isinstance(self.policy, FetchPolicy):
+            raise InvalidOptionError(
+                "PrepareOptions.policy must be a FetchPolicy or None, "
+                f"not a {type(self.policy).__name__}"
+            )

@@ -1,0 +1,152 @@
+"""One preparation's state (the provider's limits, the options, the problems and notes so far)
+and the checks every kind of media shares: accepted types, byte limits, durations from headers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
+from ..limits import ByteMeasure, ProviderLimits, measured_size
+from ..media import MediaBlock
+from ..policy import FetchPolicy
+from ..sources import FileIdSource, URLSource
+from .options import PrepareOptions
+from .slots import _kind, _Slot
+
+
+class _Preparation:
+    """What one `prepare` call knows as it goes; the steps (`walk`, `images`, `av`, `documents`,
+    `totals`) read its limits and options and record problems and notes in it."""
+
+    def __init__(self, limits: ProviderLimits, options: PrepareOptions) -> None:
+        self.limits = limits
+        self.options = options
+        self.problems: list[str] = []
+        self.notes: list[str] = []
+        self.text_bytes = 0  # JSON bytes of the non-media content, counted by `walk`
+        self.image_count = 0  # images in the request before any video became frames
+        self.frames_taken = 0
+        self.planned: dict[int, tuple[int, str]] = {}  # id(slot) -> (raw byte cap, reason)
+
+    def raise_problems(self) -> None:
+        if self.problems:
+            count = len(self.problems)
+            listing = "\n".join(f"  - {problem}" for problem in self.problems)
+            raise DoesNotFitError(
+                f"{count} problem{'s' if count > 1 else ''} fitting media to "
+                f"{self.limits.provider}:\n{listing}",
+                self.problems,
+            )
+
+    def measure_of(self, block: MediaBlock) -> ByteMeasure:
+        kind = _kind(block)
+        if kind == "image":
+            return self.limits.image_bytes_measure
+        if kind == "audio":
+            return self.limits.audio_bytes_measure
+        if kind == "video":
+            return self.limits.video_bytes_measure
+        return self.limits.document_bytes_measure
+
+    def readable(self, block: MediaBlock) -> bool:
+        if isinstance(block.source, FileIdSource):
+            return False
+        return not isinstance(block.source, URLSource) or self.options.read_urls
+
+    def refuse_type(self, slot: _Slot, kind: str) -> bool:
+        """Record a problem when the provider takes no such kind or type; True if it did."""
+        accepted = self.limits.types_for(kind)
+        mime = slot.result.mime_type
+        if mime in accepted:
+            return False
+        name = self.limits.provider
+        if not accepted:
+            self.problems.append(f"{slot.where}: {name} takes no {kind} input{_needed(kind)}")
+        else:
+            self.problems.append(
+                f"{slot.where}: {name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}"
+            )
+        return True
+
+    def fits_as_is(self, slot: _Slot, kind: str, max_seconds: float | None) -> bool:
+        """True when the block's type, bytes and duration need no conversion."""
+        if slot.block.mime_type not in self.limits.types_for(kind):
+            return False
+        limit = self.byte_ceiling(kind)
+        if limit is not None and slot.size is not None and slot.size > limit:
+            return False
+        if max_seconds is not None:
+            info = _probe(slot.block, self.options.policy)
+            if info is None or info.duration is None or info.duration > max_seconds:
+                return False
+        return True
+
+    def byte_ceiling(self, kind: str) -> int | None:
+        """The largest raw size one block of ``kind`` may have: its own limit and the request's."""
+        limits = self.limits
+        own = limits.max_audio_bytes if kind == "audio" else limits.max_video_bytes
+        measure = limits.audio_bytes_measure if kind == "audio" else limits.video_bytes_measure
+        ceilings = [
+            _raw_bytes(own, measure),
+            _raw_bytes(limits.max_request_bytes, limits.request_bytes_measure),
+        ]
+        known = [value for value in ceilings if value is not None]
+        return min(known) if known else None
+
+    def fit_timed(self, slot: _Slot, kind: str) -> None:
+        if self.refuse_type(slot, kind):
+            return
+        limit = self.limits.max_audio_bytes if kind == "audio" else self.limits.max_video_bytes
+        self.check_bytes(slot, limit, self.measure_of(slot.block), kind)
+        info = _probe(slot.result, self.options.policy)
+        slot.seconds = None if info is None else info.duration
+
+    def check_bytes(self, slot: _Slot, limit: int | None, measure: ByteMeasure, kind: str) -> None:
+        if limit is None or slot.size is None:
+            return
+        counted = measured_size(slot.size, measure)
+        if counted > limit:
+            self.problems.append(
+                f"{slot.where}: {counted:,} bytes ({measure}) is over {self.limits.provider}'s "
+                f"{kind} limit of {limit:,} bytes"
+            )
+
+
+def _needed(kind: str) -> str:
+    """What sending a kind the provider takes in no form would need."""
+    if kind == "audio":
+        return (
+            " in any form (transcribe it first, or use a provider taking audio: an OpenAI "
+            "audio model, Gemini, Bedrock, Mistral)"
+        )
+    return ""
+
+
+def _reason(exc: MediaBlocksError, block: MediaBlock) -> str:
+    text = str(exc)
+    prefix = block.describe() + ": "
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def _probe(block: MediaBlock, policy: FetchPolicy | None) -> Any:
+    """Media facts from the headers (None: facts unknown, e.g. a provider file id).
+
+    A broken header (`DecodeError`: a truncated MP4, a PDF without a page tree) propagates: the
+    provider would refuse the file too, so it is a problem, not a pass.
+    """
+    from ..probe import probe
+
+    try:
+        return probe(block, policy)
+    except DecodeError:
+        raise
+    except MediaBlocksError:
+        return None
+
+
+def _raw_bytes(limit: int | None, measure: ByteMeasure) -> int | None:
+    """The largest raw size whose measured size is within ``limit``."""
+    if limit is None:
+        return None
+    return (limit // 4) * 3 if measure == "base64" else limit

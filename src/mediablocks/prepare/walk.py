@@ -1,0 +1,134 @@
+"""`prepare`'s walk over the messages: find every media block, fit each by its kind (images,
+audio, video, documents), check the request totals, and report what changed.
+
+The audio and video converters (`mediablocks.prepare.av`, PyAV) are imported only when a block
+needs converting, so ``import mediablocks`` stays free of them.
+"""
+
+from __future__ import annotations
+
+from ..blocks import ContentBlock
+from ..errors import ImageBombError, MediaBlocksError
+from ..limits import measured_size
+from ..media import MediaBlock
+from ..messages import Message
+from ..request_budget import text_bytes
+from ..sources import URLSource
+from .documents import fit_document
+from .images import _BrokenImageError, fit_image_slot, plan_image_shares, share_image_bytes
+from .report import BlockReport, PrepareReport
+from .slots import _find_media, _kind, _rebuild, _Slot
+from .state import _needed, _Preparation, _probe, _reason
+from .totals import check_totals
+
+
+def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], PrepareReport]:
+    slots = list(_find_media(messages))
+    image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
+    run.text_bytes = text_bytes(messages)
+    run.image_count = image_count
+    plan_image_shares(run, slots, image_count)
+    for slot in slots:
+        fit(run, slot, image_count)
+    share_image_bytes(run, slots, image_count)
+    check_totals(run, slots)
+    run.raise_problems()
+    report = PrepareReport(
+        run.limits.provider,
+        run.limits.model,
+        tuple(report_entry(run, slot) for slot in slots),
+        tuple(run.notes),
+    )
+    return _rebuild(messages, slots), report
+
+
+def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
+    measure = run.measure_of(slot.block)
+    before = slot.size_before
+    after = slot.size
+    return BlockReport(
+        slot.message_index,
+        slot.block_index,
+        slot.item_index,
+        slot.block.describe(),
+        slot.changes,
+        None if before is None else measured_size(before, measure),
+        None if after is None else measured_size(after, measure),
+        measure,
+        tuple(_describe(block) for block in slot.replacement or ()),
+    )
+
+
+def fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
+    block = slot.block
+    kind = _kind(block)
+    if not run.readable(block):
+        if not run.limits.types_for(kind):
+            hint = _needed(kind)
+            if kind == "video" and run.limits.image_types and isinstance(block.source, URLSource):
+                hint = " (read_urls=True lets prepare fetch it and send frames)"
+            elif kind == "document" and isinstance(block.source, URLSource):
+                hint = " (read_urls=True lets prepare fetch it and send page images or text)"
+            run.problems.append(f"{slot.where}: {run.limits.provider} takes no {kind} input{hint}")
+        return
+    try:
+        data = block.read(run.options.policy)
+        slot.size_before = slot.size = len(data)
+        if kind == "image":
+            fit_image_slot(run, slot, data, image_count)
+        elif kind == "audio":
+            fit_audio(run, slot, data)
+        elif kind == "video":
+            fit_video(run, slot, data)
+        else:
+            fit_document(run, slot, data)
+    except (ImageBombError, _BrokenImageError):
+        raise
+    except MediaBlocksError as exc:
+        run.problems.append(f"{slot.where}: {_reason(exc, block)}")
+
+
+def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Audio as it is when it fits; else re-encoded, resampled or split (`av`)."""
+    if run.options.audio == "raise" or not run.options.convert or not run.limits.audio_types:
+        run.fit_timed(slot, "audio")
+        return
+    if run.fits_as_is(slot, "audio", run.options.max_audio_seconds):
+        run.fit_timed(slot, "audio")
+        return
+    from . import av
+
+    av.convert_audio_slot(run, slot, data)
+
+
+def fit_video(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Video as it is when it fits; else transcoded (providers taking video) or frames."""
+    strategy: str = run.options.video if run.options.convert else "raise"
+    if strategy == "convert" and run.limits.video_types:
+        if run.fits_as_is(slot, "video", run.options.max_video_seconds):
+            from . import av
+
+            _probe(slot.block, run.options.policy)  # a broken header: its own message
+
+            if av.codec_is_safe(run, slot, data):
+                run.fit_timed(slot, "video")
+                return
+        strategy = "transcode"
+    elif strategy == "convert":
+        strategy = "frames"
+    if strategy == "raise":
+        run.fit_timed(slot, "video")
+        return
+    from . import av
+
+    if strategy == "transcode":
+        av.transcode_video_slot(run, slot, data)
+    else:
+        av.video_frames_slot(run, slot, data)
+
+
+def _describe(block: ContentBlock) -> str:
+    if isinstance(block, MediaBlock):
+        return block.describe()
+    text = getattr(block, "text", "")
+    return f"TextBlock({text!r})" if text else type(block).__name__
