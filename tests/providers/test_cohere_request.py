@@ -366,3 +366,10 @@ def test_tools_that_are_not_functions_stay_verbatim_and_a_bad_list_raises() -> N
     assert request.extra == {"tools": ["x", {"type": "web"}]}
     with pytest.raises(DecodeError, match="tools"):
         mb.decode_request({"messages": [], "tools": 5}, "cohere")
+
+
+def test_a_message_of_documents_only_leaves_no_empty_user_turn() -> None:
+    notes = mb.FileBlock.from_bytes(b"Paris: rain.", "text/plain", filename="notes.txt")
+    fields = checked(mb.encode([*HISTORY, mb.UserMessage(content=[notes])], "cohere"))
+    assert [m["role"] for m in fields["messages"]] == ["system", "user"]
+    assert fields["documents"][0]["data"] == {"title": "notes.txt", "text": "Paris: rain."}
