@@ -133,6 +133,7 @@ _REVERSE: dict[str, dict[StopReason, str]] = {
     },
     "bedrock": {"content_filter": "content_filtered", "refusal": "content_filtered"},
     "mistral": {"stop_sequence": "stop", "content_filter": "stop", "refusal": "stop"},
+    "cohere": {"content_filter": "ERROR", "refusal": "COMPLETE", "pause": "COMPLETE"},
     "ollama": {"tool_use": "stop", "stop_sequence": "stop"},
 }
 

@@ -19,6 +19,7 @@ PROVIDERS = [
     "bedrock",
     "mistral",
     "ollama",
+    "cohere",
 ]
 # What each provider cannot honour (it raises for these unless unsupported="drop").
 CANNOT: dict[str, set[str]] = {
@@ -26,7 +27,10 @@ CANNOT: dict[str, set[str]] = {
     "openai-responses": {"stop"},
     "bedrock": {"tool_choice:none"},
     "ollama": {"tool_choice:none", "tool_choice:required", "tool_choice:name"},
+    "cohere": {"tool_choice:name"},
 }
+# Where auto is the only default and has no field to come back from.
+AUTO_UNSENT = ("ollama", "cohere")
 
 
 def get_weather(city: str, days: int = 1) -> str:
@@ -52,8 +56,8 @@ def _choice_key(choice: str | None) -> str | None:
 def requests(draw: st.DrawFn, provider: str) -> mb.Request:
     cannot = CANNOT.get(provider, set())
     choice = draw(st.sampled_from([None, "auto", "none", "required", "get_weather"]))
-    if _choice_key(choice) in cannot or (provider == "ollama" and choice == "auto"):
-        choice = None  # Ollama's only behaviour is auto: it has no field to carry the choice
+    if _choice_key(choice) in cannot or (provider in AUTO_UNSENT and choice == "auto"):
+        choice = None  # auto is not sent there: no field carries it back
     values: dict[str, Any] = {
         "max_tokens": draw(st.none() | st.integers(1, 10_000)),
         "temperature": draw(st.none() | st.floats(0, 2)),
@@ -112,4 +116,4 @@ def test_a_request_read_from_one_provider_goes_to_every_other(provider: str) -> 
     moved = mb.decode_request(mb.encode_request(request, provider), provider)
     assert moved.tools == request.tools
     assert moved.settings.max_tokens == 100
-    assert moved.tool_choice == (None if provider == "ollama" else "auto")
+    assert moved.tool_choice == (None if provider in AUTO_UNSENT else "auto")

@@ -128,6 +128,7 @@ class _Encoder:
     def _user(self, blocks: Sequence[Block], index: int) -> None:
         parts: list[dict[str, Any]] = []
         has_results = False
+        documents_before = len(self.documents)
         for position, block in enumerate(blocks):
             if isinstance(block, ToolResultBlock):
                 has_results = True
@@ -140,7 +141,9 @@ class _Encoder:
                 part = self._part(block, index, position)
                 if part is not None:
                     parts.append(part)
-        if parts or not has_results:
+        has_documents = len(self.documents) > documents_before
+        if parts or not (has_results or has_documents):
+            # a message of documents only is all in the request's ``documents``
             self.out.append({"role": "user", "content": _content_value(parts)})
 
     def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
@@ -377,6 +380,7 @@ def _usage_from_cohere(value: Any) -> Usage | None:
         input_tokens=usage_count(_whole(tokens.get("input_tokens"))),
         output_tokens=usage_count(_whole(tokens.get("output_tokens"))),
         cache_read_tokens=usage_count(_whole(cached)),
+        raw=usage,
     )
 
 
