@@ -33,6 +33,8 @@ DEFERRED = (
     "mediablocks.images",
     "mediablocks._prepare_av",
     "mediablocks._fetcher",
+    "mediablocks._fetch_body",
+    "mediablocks._fetch_pins",
 )
 
 
