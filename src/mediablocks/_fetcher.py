@@ -12,6 +12,9 @@ trickling body. Every failure is a `FetchError` (or a subclass): no httpx except
 
 With an injected ``client`` or ``transport`` in the policy the guard, the redirect handling and
 the limits still apply, but that client does its own connecting: see docs/fetching.md.
+
+The deadline and the pinned httpcore backends live in `_fetch_pins`, the bounded body reading and
+gzip/deflate decoding in `_fetch_body`; this module holds the hops, the transports and the calls.
 """
 
 from __future__ import annotations
