@@ -33,6 +33,8 @@ DEFERRED = (
     "mediablocks.images",
     "mediablocks.prepare.av",
     "mediablocks._fetcher",
+    "mediablocks._fetch_body",
+    "mediablocks._fetch_pins",
 )
 
 

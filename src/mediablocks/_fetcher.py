@@ -12,6 +12,9 @@ trickling body. Every failure is a `FetchError` (or a subclass): no httpx except
 
 With an injected ``client`` or ``transport`` in the policy the guard, the redirect handling and
 the limits still apply, but that client does its own connecting: see docs/fetching.md.
+
+The deadline and the pinned httpcore backends live in `_fetch_pins`, the bounded body reading and
+gzip/deflate decoding in `_fetch_body`; this module holds the hops, the transports and the calls.
 """
 
 from __future__ import annotations
@@ -20,18 +23,17 @@ import base64
 import mimetypes
 import ssl
 import threading
-import time
-import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any
 
 import anyio
 import httpcore
 import httpx
 
 from . import _addresses
+from ._fetch_body import _Body, _shown
+from ._fetch_pins import _AsyncPinnedBackend, _Deadline, _PinnedBackend, _Pins
 from ._fetch_result import FetchResult, FetchStatusError
-from .errors import DownloadTooLargeError, FetchError, FetchTimeoutError, MediaBlocksError
+from .errors import FetchError, FetchTimeoutError, MediaBlocksError
 from .mime import detect_mime, normalize_mime
 from .policy import FetchPolicy, current_policy
 
@@ -43,195 +45,6 @@ _UNINFORMATIVE_TYPES = frozenset(
     {"application/octet-stream", "binary/octet-stream", "application/unknown"}
 )
 _CROSS_ORIGIN_DROPPED = ("authorization", "cookie")
-
-
-# -- time ---------------------------------------------------------------------------------------
-
-
-class _Deadline:
-    """The one deadline of a fetch; every network wait is clamped to what is left of it."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.end = time.monotonic() + seconds
-
-    def remaining(self) -> float:
-        return self.end - time.monotonic()
-
-    def expired(self) -> bool:
-        return self.remaining() <= 0
-
-    def clamp(self, timeout: float | None, error: type[Exception]) -> float:
-        left = self.remaining()
-        if left <= 0:
-            raise error("the fetch deadline has passed")
-        return left if timeout is None else min(timeout, left)
-
-    def timeouts(self) -> dict[str, float]:
-        left = max(self.remaining(), 0.001)
-        return {"connect": left, "read": left, "write": left, "pool": left}
-
-
-# -- pinned connections -------------------------------------------------------------------------
-
-
-class _Pins:
-    """The checked addresses of each (host, port) of one fetch: the only places it connects to."""
-
-    def __init__(self) -> None:
-        self._pins: dict[tuple[str, int], tuple[str, ...]] = {}
-
-    def add(self, host: str, port: int, addresses: tuple[str, ...]) -> None:
-        self._pins[(host.lower(), port)] = addresses
-
-    def get(self, host: str, port: int) -> tuple[str, ...]:
-        addresses = self._pins.get((host.lower(), port))
-        if addresses is None:
-            # Unreachable through fetch(): every hop is checked and pinned before it is sent.
-            raise httpcore.ConnectError(f"refusing to connect to unchecked host {host!r}")
-        return addresses
-
-
-class _PinnedStream(httpcore.NetworkStream):
-    def __init__(self, inner: httpcore.NetworkStream, deadline: _Deadline) -> None:
-        self._inner = inner
-        self._deadline = deadline
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, self._deadline.clamp(timeout, httpcore.ReadTimeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, self._deadline.clamp(timeout, httpcore.WriteTimeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
-        return _PinnedStream(
-            self._inner.start_tls(ssl_context, server_hostname, limit), self._deadline
-        )
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class _PinnedBackend(httpcore.NetworkBackend):
-    """Connects to the pinned, checked addresses of a host instead of resolving it again."""
-
-    def __init__(self, pins: _Pins, deadline: _Deadline) -> None:
-        self._inner = httpcore.SyncBackend()
-        self._pins = pins
-        self._deadline = deadline
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        failure: Exception | None = None
-        for address in self._pins.get(host, port):
-            limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
-            try:
-                stream = self._inner.connect_tcp(
-                    address, port, limit, local_address, socket_options
-                )
-            except httpcore.ConnectError as exc:
-                failure = exc
-                continue
-            return _PinnedStream(stream, self._deadline)
-        assert failure is not None
-        raise failure
-
-    def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("the fetcher never connects to unix sockets")
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
-
-
-class _AsyncPinnedStream(httpcore.AsyncNetworkStream):
-    def __init__(self, inner: httpcore.AsyncNetworkStream, deadline: _Deadline) -> None:
-        self._inner = inner
-        self._deadline = deadline
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        limit = self._deadline.clamp(timeout, httpcore.ReadTimeout)
-        return await self._inner.read(max_bytes, limit)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._inner.write(buffer, self._deadline.clamp(timeout, httpcore.WriteTimeout))
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
-        inner = await self._inner.start_tls(ssl_context, server_hostname, limit)
-        return _AsyncPinnedStream(inner, self._deadline)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class _AsyncPinnedBackend(httpcore.AsyncNetworkBackend):
-    """`_PinnedBackend` for async code (asyncio or trio, through anyio)."""
-
-    def __init__(self, pins: _Pins, deadline: _Deadline) -> None:
-        self._inner = httpcore.AnyIOBackend()
-        self._pins = pins
-        self._deadline = deadline
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        failure: Exception | None = None
-        for address in self._pins.get(host, port):
-            limit = self._deadline.clamp(timeout, httpcore.ConnectTimeout)
-            try:
-                stream = await self._inner.connect_tcp(
-                    address, port, limit, local_address, socket_options
-                )
-            except httpcore.ConnectError as exc:
-                failure = exc
-                continue
-            return _AsyncPinnedStream(stream, self._deadline)
-        assert failure is not None
-        raise failure
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("the fetcher never connects to unix sockets")
-
-    async def sleep(self, seconds: float) -> None:
-        await anyio.sleep(seconds)
 
 
 _ssl_lock = threading.Lock()
@@ -332,10 +145,6 @@ class _AsyncPinnedTransport(httpx.AsyncBaseTransport):
 
 
 # -- one hop after another ----------------------------------------------------------------------
-
-
-def _shown(url: str) -> str:
-    return repr(url if len(url) <= 200 else url[:197] + "...")
 
 
 class _Hops:
@@ -459,133 +268,6 @@ def _mime_of(data: bytes, content_type: str | None, path: str) -> str | None:
         except ValueError:
             return None
     return None
-
-
-# -- the body -----------------------------------------------------------------------------------
-
-
-class _Inflater:
-    """gzip/deflate decoding that never produces more than asked for (no decompression bombs)."""
-
-    def __init__(self, coding: str, url: str) -> None:
-        self._gzip = coding in ("gzip", "x-gzip")
-        self._url = url
-        self._raw_fallback = not self._gzip
-        self._fed = False
-        self._z = self._new()
-
-    def _new(self, raw: bool = False) -> Any:
-        if self._gzip:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS)
-        return zlib.decompressobj(-zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
-
-    def decode(self, data: bytes, room: int) -> list[bytes]:
-        """Inflate ``data`` into at most ``room + 1`` bytes (one more means: too large)."""
-        parts: list[bytes] = []
-        while data and room >= 0:
-            if self._z.eof:
-                if not self._gzip:
-                    break  # bytes after a deflate stream are ignored
-                self._z = self._new()  # the next member of a multi-member gzip file
-            try:
-                part = self._z.decompress(data, room + 1)
-            except zlib.error as exc:
-                if self._raw_fallback and not self._fed:
-                    self._z = self._new(raw=True)  # servers that send raw deflate
-                    self._raw_fallback = False
-                    continue
-                raise FetchError(
-                    f"cannot fetch {_shown(self._url)}: bad compressed body: {exc}"
-                ) from None
-            self._fed = True
-            self._raw_fallback = False
-            parts.append(part)
-            room -= len(part)
-            data = self._z.unconsumed_tail or (self._z.unused_data if self._z.eof else b"")
-        return parts
-
-    def finish(self) -> None:
-        if self._fed and not self._z.eof:
-            raise FetchError(f"cannot fetch {_shown(self._url)}: the compressed body is truncated")
-
-
-class _Body:
-    """Collects a response body within ``max_bytes``, counting wire and decoded bytes."""
-
-    def __init__(self, url: str, headers: httpx.Headers, limit: int) -> None:
-        self._url = url
-        self._limit = limit
-        self._parts: list[bytes] = []
-        self._size = 0
-        self._wire = 0
-        declared = _content_length(headers)
-        if declared is not None and declared > limit:
-            raise DownloadTooLargeError(
-                f"cannot fetch {_shown(url)}: Content-Length is {declared} bytes, more than "
-                f"FetchPolicy.max_bytes={limit}",
-                limit=limit,
-                size=declared,
-            )
-        self._inflater = _inflater_for(headers.get("content-encoding"), url)
-
-    def feed(self, chunk: bytes) -> None:
-        self._wire += len(chunk)
-        if self._wire > self._limit:
-            self._too_large(self._wire)
-        if self._inflater is None:
-            self._add(chunk)
-            return
-        for part in self._inflater.decode(chunk, self._limit - self._size):
-            self._add(part)
-
-    def _add(self, part: bytes) -> None:
-        if part:
-            self._size += len(part)
-            if self._size > self._limit:
-                self._too_large(self._size)
-            self._parts.append(part)
-
-    def _too_large(self, size: int) -> None:
-        self._parts.clear()
-        raise DownloadTooLargeError(
-            f"cannot fetch {_shown(self._url)}: the body is more than "
-            f"FetchPolicy.max_bytes={self._limit} bytes (stopped reading after {size})",
-            limit=self._limit,
-            size=size,
-        )
-
-    def finish(self) -> bytes:
-        if self._inflater is not None:
-            self._inflater.finish()
-        # One copy at the end; a single chunk is returned as is.
-        data = b"".join(self._parts)
-        self._parts.clear()
-        return data
-
-
-def _content_length(headers: httpx.Headers) -> int | None:
-    value = headers.get("content-length")
-    if value is None:
-        return None
-    try:
-        return int(value.split(",")[0].strip())
-    except ValueError:
-        return None
-
-
-def _inflater_for(header: str | None, url: str) -> _Inflater | None:
-    if header is None:
-        return None
-    codings = [c.strip().lower() for c in header.split(",") if c.strip()]
-    codings = [c for c in codings if c != "identity"]
-    if not codings:
-        return None
-    if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
-        return _Inflater(codings[0], url)
-    raise FetchError(
-        f"cannot fetch {_shown(url)}: unsupported Content-Encoding {header!r} "
-        "(mediablocks asks for identity and decodes gzip and deflate)"
-    )
 
 
 # -- errors -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The anthropic wire format: translation in `translate`, re-exported here."""
+"""The anthropic wire format: `translate` (encode, with decoding in `decode`), re-exported here."""
 
 from __future__ import annotations
 

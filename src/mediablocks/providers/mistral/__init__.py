@@ -1,4 +1,4 @@
-"""The mistral wire format: translation in `translate`, re-exported here."""
+"""The mistral wire format: `translate` (encode, with decoding in `decode`), re-exported here."""
 
 from __future__ import annotations
 

@@ -20,63 +20,55 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
-import string
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
 from ...blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
 )
-from ...errors import DecodeError, MediaBlocksError
+from ...errors import MediaBlocksError
 from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolMessage,
-    Usage,
     UserMessage,
 )
 from ...sources import URLSource
 from .._common import (
-    add_tool_result,
-    as_dict,
     base64_data,
-    blocks_from_content,
     call_names,
     data_uri,
     dump_args,
     file_id_of,
     is_own_thinking,
-    media_from_reference,
-    pair_call,
     sendable,
-    tool_args,
     unsupported,
-    usage_count,
     use_url,
 )
 from .._options import EncodeOptions
+from ._wire import (
+    _ID_ALPHABET,
+    _joined_thinking,
+)
+from ._wire import PROVIDER as PROVIDER
+from .decode import from_mistral
+
+__all__ = ["from_mistral", "mistral_tool_call_ids", "to_mistral"]
+
 
 _NOTHING_SAID = {"role": "assistant", "content": ""}
 """An assistant message left with nothing to send: not sent, as for every provider."""
 
-__all__ = ["from_mistral", "mistral_tool_call_ids", "to_mistral"]
-
 _Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
 _M = TypeVar("_M", bound=MediaBlock)
-
-PROVIDER = "mistral"
-_ID_ALPHABET = string.ascii_letters + string.digits
 _MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
-_IMAGE_DETAILS = ("auto", "low", "high")
 _DOCUMENT_MIME = "application/pdf"
 
 
@@ -135,14 +127,6 @@ def mistral_tool_call_ids(messages: Sequence[Message]) -> dict[str, str]:
         taken.add(candidate)
         mapping[original] = candidate
     return mapping
-
-
-def _new_call_id() -> str:
-    """A fresh Mistral-shaped id for a tool call that arrived without one."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(9))
-
-
-# -- encode -----------------------------------------------------------------------------------
 
 
 def to_mistral(messages: Sequence[Message], options: EncodeOptions | None = None) -> dict[str, Any]:
@@ -326,13 +310,6 @@ def _text_to_mistral(block: TextBlock) -> dict[str, Any]:
     return {"type": "text", "text": block.text}
 
 
-def _text_from_mistral(chunk: dict[str, Any], where: str) -> TextBlock:
-    text = chunk.get("text", "")
-    if not isinstance(text, str):
-        raise DecodeError(f"{where}: text chunk has a {type(text).__name__}, not a string")
-    return TextBlock(text=text)
-
-
 def _thinking_to_mistral(block: ThinkingBlock, options: EncodeOptions) -> dict[str, Any] | None:
     """Mistral's own thinking is replayed as a ``thinking`` chunk; other thinking per option."""
     if is_own_thinking(block, PROVIDER) and not block.redacted:
@@ -349,43 +326,6 @@ def _thinking_to_mistral(block: ThinkingBlock, options: EncodeOptions) -> dict[s
     if options.thinking == "text" and block.thinking:
         return {"type": "text", "text": block.thinking}
     return None
-
-
-def _joined_thinking(inner: list[Any]) -> str:
-    """The text of a thinking chunk's nested list (its text chunks, in order)."""
-    texts = []
-    for part in inner:
-        if isinstance(part, dict) and part.get("type", "text") == "text":
-            text = part.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return "".join(texts)
-
-
-def _thinking_from_mistral(chunk: dict[str, Any], where: str) -> ThinkingBlock:
-    inner = chunk.get("thinking") or []
-    if isinstance(inner, str):  # a bare string is read leniently
-        inner = [{"type": "text", "text": inner}]
-    if not isinstance(inner, list):
-        raise DecodeError(f"{where}: thinking chunk holds a {type(inner).__name__}, not a list")
-    inner = [as_dict(part) for part in inner]
-    stored: dict[str, Any] = {}
-    simple = (
-        len(inner) == 1
-        and isinstance(inner[0], dict)
-        and inner[0] == {"type": "text", "text": inner[0].get("text")}
-    )
-    if not simple:
-        stored["thinking"] = inner
-    if chunk.get("closed") is not None:
-        stored["closed"] = chunk["closed"]
-    signature = chunk.get("signature")
-    return ThinkingBlock(
-        thinking=_joined_thinking(inner),
-        signature=signature if isinstance(signature, str) else None,
-        provider=PROVIDER,
-        provider_data={PROVIDER: stored} if stored else {},
-    )
 
 
 def _raw_to_mistral(block: RawBlock, index: int, position: int) -> dict[str, Any]:
@@ -438,22 +378,6 @@ def _image_to_mistral(
     return {"type": "image_url", "image_url": image_url}
 
 
-def _image_from_mistral(chunk: dict[str, Any], where: str) -> ImageBlock:
-    value = chunk.get("image_url")
-    detail: Any = None
-    if isinstance(value, dict):
-        detail = value.get("detail")
-        value = value.get("url")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: image_url chunk has no URL string")
-    block = media_from_reference(ImageBlock, value, None, None, where)
-    if detail in _IMAGE_DETAILS:
-        return block.model_copy(update={"detail": detail})
-    if detail is not None:
-        return block.model_copy(update={"provider_data": {PROVIDER: {"detail": detail}}})
-    return block
-
-
 def _audio_to_mistral(
     block: AudioBlock, index: int, position: int, options: EncodeOptions
 ) -> dict[str, Any]:
@@ -465,18 +389,6 @@ def _audio_to_mistral(
         assert isinstance(block.source, URLSource)
         return {"type": "input_audio", "input_audio": block.source.url}
     return {"type": "input_audio", "input_audio": base64_data(block, options)}
-
-
-def _audio_from_mistral(chunk: dict[str, Any], where: str) -> AudioBlock:
-    value = chunk.get("input_audio")
-    mime: str | None = None
-    if isinstance(value, dict):  # the older {"data": ..., "format": "mp3"} form
-        audio_format = value.get("format")
-        mime = f"audio/{audio_format}" if isinstance(audio_format, str) and audio_format else None
-        value = value.get("data")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: input_audio chunk has no audio string")
-    return media_from_reference(AudioBlock, value, mime, None, where)
 
 
 def _file_to_mistral(
@@ -512,204 +424,9 @@ def _file_to_mistral(
     return chunk
 
 
-def _document_from_mistral(chunk: dict[str, Any], where: str) -> FileBlock:
-    value = chunk.get("document_url")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: document_url chunk has no URL string")
-    name = chunk.get("document_name")
-    return media_from_reference(
-        FileBlock, value, None, name if isinstance(name, str) else None, where
-    )
-
-
-def _file_from_mistral(chunk: dict[str, Any], where: str) -> FileBlock:
-    file_id = chunk.get("file_id")
-    if not isinstance(file_id, str) or not file_id:
-        raise DecodeError(f"{where}: file chunk has no file_id")
-    return FileBlock.from_file_id(file_id, provider=PROVIDER)
-
-
 def _tool_call_to_mistral(block: ToolCallBlock, ids: dict[str, str]) -> dict[str, Any]:
     return {
         "id": ids.get(block.id, block.id),
         "type": "function",
         "function": {"name": block.name, "arguments": dump_args(block)},
     }
-
-
-def _tool_call_from_mistral(call: Any, where: str) -> ToolCallBlock:
-    data = as_dict(call)
-    function = as_dict(data.get("function")) if isinstance(data, dict) else None
-    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-        raise DecodeError(f"{where}: tool call has no function name")
-    arguments = function.get("arguments")
-    args, raw_args = tool_args(arguments)
-    call_id = data.get("id")
-    if not isinstance(call_id, str) or call_id in ("", "null"):
-        call_id = _new_call_id()
-    return ToolCallBlock(id=call_id, name=function["name"], args=args, raw_args=raw_args)
-
-
-# -- decode -----------------------------------------------------------------------------------
-
-
-def from_mistral(payload: Any) -> list[Message]:
-    """Messages from a Mistral request body, a message list, or a chat completion response.
-
-    The SDK's objects (``ChatCompletionResponse``, message models) are read like dicts.
-    """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "choices" in data:
-            return _response_from_mistral(data)
-        if "messages" in data:
-            return _messages_from_mistral(data["messages"])
-        if "role" in data:
-            return _messages_from_mistral([data])
-        raise DecodeError(
-            "not a Mistral payload: expected a request with 'messages', a response with "
-            "'choices', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_mistral(data)
-    raise DecodeError(f"not a Mistral payload: a {type(payload).__name__}")
-
-
-def _response_from_mistral(data: dict[str, Any]) -> list[Message]:
-    choices = data.get("choices")
-    if not isinstance(choices, list):
-        raise DecodeError("Mistral response: 'choices' is not a list")
-    usage = _usage_from_mistral(data.get("usage"))
-    out: list[Message] = []
-    for number, choice in enumerate(choices):
-        choice = as_dict(choice)
-        if not isinstance(choice, dict):
-            raise DecodeError(f"Mistral response choice {number} is not an object")
-        message = as_dict(choice.get("message")) or {"role": "assistant"}
-        if not isinstance(message, dict):
-            raise DecodeError(f"Mistral response choice {number}: message is not an object")
-        reason = choice.get("finish_reason")
-        model = data.get("model")
-        response_id = data.get("id")
-        out.append(
-            _assistant_from_mistral(
-                message,
-                f"Mistral response choice {number}",
-                usage=usage if number == 0 else None,
-                stop_reason=reason if isinstance(reason, str) else None,
-                model=model if isinstance(model, str) else None,
-                response_id=response_id if isinstance(response_id, str) else None,
-            )
-        )
-    return out
-
-
-def _usage_from_mistral(value: Any) -> Usage | None:
-    usage = as_dict(value)
-    if not isinstance(usage, dict):
-        return None
-    prompt_details = as_dict(usage.get("prompt_tokens_details")) or {}
-    completion_details = as_dict(usage.get("completion_tokens_details")) or {}
-    return Usage(
-        input_tokens=usage_count(usage.get("prompt_tokens")),
-        output_tokens=usage_count(usage.get("completion_tokens")),
-        cache_read_tokens=usage_count(prompt_details.get("cached_tokens")),
-        reasoning_tokens=usage_count(completion_details.get("reasoning_tokens")),
-        raw=usage,
-    )
-
-
-def _messages_from_mistral(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("Mistral 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []  # (id, name) of calls not answered yet
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"Mistral message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            result = _tool_result_from_mistral(item, where, pending)
-            add_tool_result(out, result, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "system":
-            out.append(SystemMessage(content=_content_from_mistral(item.get("content"), where)))
-        elif role == "user":
-            out.append(UserMessage(content=_content_from_mistral(item.get("content"), where)))
-        elif role == "assistant":
-            assistant = _assistant_from_mistral(item, where)
-            pending = [(call.id, call.name) for call in assistant.tool_calls]
-            out.append(assistant)
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
-    return out
-
-
-def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
-    blocks = _content_from_mistral(item.get("content"), where)
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_mistral(call, f"{where}, tool call {number}"))
-    if item.get("prefix") is True:
-        fields["metadata"] = {PROVIDER: {"prefix": True}}
-    return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
-
-
-def _content_from_mistral(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _chunk_from_mistral, "chunk")
-
-
-def _chunk_from_mistral(raw: Any, where: str) -> Block:
-    chunk = as_dict(raw)
-    if not isinstance(chunk, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a chunk object")
-    kind = chunk.get("type")
-    if kind == "UNKNOWN" and chunk.get("is_unknown"):  # the SDK's wrapper for chunks it lacks
-        inner = chunk.get("raw")
-        return RawBlock(provider=PROVIDER, data=inner if isinstance(inner, dict) else chunk)
-    if kind == "text" or (kind is None and "text" in chunk):
-        return _text_from_mistral(chunk, where)
-    if kind == "image_url":
-        return _image_from_mistral(chunk, where)
-    if kind == "input_audio":
-        return _audio_from_mistral(chunk, where)
-    if kind == "document_url":
-        return _document_from_mistral(chunk, where)
-    if kind == "file":
-        return _file_from_mistral(chunk, where)
-    if kind == "thinking":
-        return _thinking_from_mistral(chunk, where)
-    return RawBlock(provider=PROVIDER, data=chunk)
-
-
-def _tool_result_from_mistral(
-    item: dict[str, Any], where: str, pending: list[tuple[str, str]]
-) -> ToolResultBlock:
-    name = item.get("name") if isinstance(item.get("name"), str) else None
-    call_id = item.get("tool_call_id")
-    if not isinstance(call_id, str) or not call_id:
-        call_id = pair_call(pending, name) or _new_call_id()
-    else:
-        pending[:] = [entry for entry in pending if entry[0] != call_id]
-    content = item.get("content")
-    result: str | list[ContentBlock]
-    if content is None or isinstance(content, str):
-        result = content or ""
-    elif isinstance(content, list):
-        result = []
-        for number, raw in enumerate(content):
-            block = _chunk_from_mistral(raw, f"{where}, chunk {number}")
-            if isinstance(block, ThinkingBlock):  # not a tool-result block: keep it verbatim
-                block = RawBlock(provider=PROVIDER, data=as_dict(raw))
-            assert not isinstance(block, (ToolCallBlock, ToolResultBlock))
-            result.append(block)
-    else:
-        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or chunks")
-    return ToolResultBlock(tool_call_id=call_id, content=result, name=name)

@@ -1,4 +1,4 @@
-"""The openai_chat wire format: translation in `translate`, re-exported here."""
+"""The openai_chat wire format: `translate` (encode; decoding in `decode`), re-exported here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The openai_responses wire format: translation in `translate`, re-exported here."""
+"""The openai_responses wire format: `translate` (encode; `decode`), re-exported here."""
 
 from __future__ import annotations
 

@@ -1,0 +1,368 @@
+"""OpenAI Chat decoding: `from_openai_chat` reads requests, message lists and ``ChatCompletion``s
+back into messages.
+
+See ``translate`` for what maps to what; parts mediablocks does not model decode to `RawBlock`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ...blocks import (
+    Block,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ...datauri import b64decode
+from ...errors import DecodeError, MediaBlocksError
+from ...media import AudioBlock, FileBlock, ImageBlock
+from ...messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    Usage,
+    UserMessage,
+)
+from ...mime import detect_mime
+from .._common import (
+    add_tool_result,
+    as_dict,
+    blocks_from_content,
+    media_from_reference,
+    tool_args,
+    tool_result_content,
+    usage_count,
+)
+from ._wire import (
+    FILE_STORE,
+    PROVIDER,
+)
+
+_IMAGE_DETAILS = ("auto", "low", "high")
+_FORMAT_MIMES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+# The keys of each part type that mediablocks models; any other key (``prompt_cache_breakpoint``
+# and whatever OpenAI adds next) is kept in ``provider_data["openai-chat"]["extra"]`` and sent back.
+_KNOWN_KEYS = {
+    "text": frozenset({"type", "text"}),
+    "image_url": frozenset({"type", "image_url"}),
+    "input_audio": frozenset({"type", "input_audio"}),
+    "file": frozenset({"type", "file"}),
+    "refusal": frozenset({"type", "refusal"}),
+}
+
+
+def _stored(part: dict[str, Any], kind: str, **marks: Any) -> dict[str, dict[str, Any]]:
+    """``provider_data`` for a decoded part: its unmodelled keys and our own marks."""
+    known = _KNOWN_KEYS.get(kind, frozenset({"type"}))
+    data: dict[str, Any] = {key: value for key, value in marks.items() if value is not None}
+    extra = {key: value for key, value in part.items() if key not in known}
+    if extra:
+        data["extra"] = extra
+    return {PROVIDER: data} if data else {}
+
+
+def _text_from_openai_chat(part: dict[str, Any], where: str) -> TextBlock:
+    text = part.get("text")
+    if not isinstance(text, str):
+        raise DecodeError(f"{where}: text part has no text string")
+    return TextBlock(text=text, provider_data=_stored(part, "text"))
+
+
+def _refusal_from_openai_chat(part: dict[str, Any], where: str) -> TextBlock:
+    text = part.get("refusal")
+    if not isinstance(text, str):
+        raise DecodeError(f"{where}: refusal part has no refusal string")
+    return TextBlock(text=text, provider_data=_stored(part, "refusal", refusal="part"))
+
+
+def _thinking_from_openai_chat(text: str, field: str) -> ThinkingBlock:
+    """The ``reasoning_content`` (or ``reasoning``) text OpenAI-compatible servers return."""
+    return ThinkingBlock(
+        thinking=text, provider=PROVIDER, provider_data={PROVIDER: {"reasoning_field": field}}
+    )
+
+
+def _image_from_openai_chat(part: dict[str, Any], where: str) -> ImageBlock:
+    value = as_dict(part.get("image_url"))
+    detail: Any = None
+    if isinstance(value, dict):
+        detail = value.get("detail")
+        value = value.get("url")
+    if not isinstance(value, str) or not value:
+        raise DecodeError(f"{where}: image_url part has no URL string")
+    block = media_from_reference(ImageBlock, value, None, None, where)
+    marks: dict[str, Any] = {}
+    if isinstance(detail, str) and detail not in _IMAGE_DETAILS:
+        marks["detail"] = detail  # a level newer than ImageBlock.detail knows ("original"...)
+    update: dict[str, Any] = {"provider_data": _stored(part, "image_url", **marks)}
+    if detail in _IMAGE_DETAILS:
+        update["detail"] = detail
+    return block.model_copy(update=update)
+
+
+def _audio_from_openai_chat(part: dict[str, Any], where: str) -> AudioBlock:
+    value = as_dict(part.get("input_audio"))
+    if not isinstance(value, dict) or not isinstance(value.get("data"), str):
+        raise DecodeError(f"{where}: input_audio part has no base64 data")
+    audio_format = value.get("format")
+    mime = None
+    if isinstance(audio_format, str) and audio_format:
+        mime = _FORMAT_MIMES.get(audio_format.lower(), f"audio/{audio_format.lower()}")
+    block = media_from_reference(AudioBlock, value["data"], mime, None, where)
+    return block.model_copy(update={"provider_data": _stored(part, "input_audio")})
+
+
+def _assistant_audio_from_openai_chat(value: dict[str, Any], where: str) -> AudioBlock:
+    """A response's ``audio`` (bytes, transcript, expiry) or a request's ``{"id": ...}``."""
+    audio_id = value.get("id")
+    if not isinstance(audio_id, str) or not audio_id:
+        raise DecodeError(f"{where}: audio has no id")
+    marks = {key: value[key] for key in ("id", "expires_at", "transcript") if key in value}
+    data = value.get("data")
+    if not isinstance(data, str) or not data:
+        block = AudioBlock.from_file_id(audio_id, provider=PROVIDER)
+    else:
+        raw = _b64(data, where)
+        # pcm16 replies have no header to detect: say what they are.
+        mime = None if detect_mime(raw) else "audio/pcm"
+        try:
+            block = AudioBlock.from_bytes(raw, mime)
+        except MediaBlocksError as exc:
+            raise DecodeError(f"{where}: {exc}") from exc
+    return block.model_copy(update={"provider_data": {PROVIDER: {"audio": marks}}})
+
+
+def _file_from_openai_chat(part: dict[str, Any], where: str) -> FileBlock:
+    value = as_dict(part.get("file"))
+    if not isinstance(value, dict):
+        raise DecodeError(f"{where}: file part has no 'file' object")
+    filename = value.get("filename") if isinstance(value.get("filename"), str) else None
+    file_id = value.get("file_id")
+    file_data = value.get("file_data")
+    if isinstance(file_data, str) and file_data:
+        block = media_from_reference(FileBlock, file_data, None, filename, where)
+    elif isinstance(file_id, str) and file_id:
+        block = FileBlock.from_file_id(file_id, provider=FILE_STORE, filename=filename)
+    else:
+        raise DecodeError(f"{where}: file part has neither file_data nor file_id")
+    return block.model_copy(update={"provider_data": _stored(part, "file")})
+
+
+def _b64(data: str, where: str) -> bytes:
+    return b64decode(data, what=f"{where}: base64 data")
+
+
+def _raw(data: Any, slot: str | None = None) -> RawBlock:
+    marks = {PROVIDER: {"slot": slot}} if slot else {}
+    return RawBlock(provider=PROVIDER, data=_json_safe(data), provider_data=marks)
+
+
+def _tool_call_from_openai_chat(raw: Any, where: str) -> Block:
+    call = as_dict(raw)
+    if not isinstance(call, dict):
+        raise DecodeError(f"{where} is a {type(raw).__name__}, not a tool call object")
+    kind = call.get("type", "function")
+    if kind != "function":
+        return _raw(call, "tool_calls")  # custom tool calls and newer kinds
+    function = as_dict(call.get("function"))
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise DecodeError(f"{where}: tool call has no function name")
+    arguments = function.get("arguments")
+    args, raw_args = tool_args(arguments)
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        call_id = "call_" + uuid.uuid4().hex[:24]
+    return ToolCallBlock(id=call_id, name=function["name"], args=args, raw_args=raw_args)
+
+
+def _json_safe(value: Any) -> Any:
+    """A plain JSON-safe copy of SDK objects nested in a verbatim part."""
+    value = as_dict(value)
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def from_openai_chat(payload: Any) -> list[Message]:
+    """Messages from a Chat Completions request body, a message list, or a response.
+
+    The SDK's objects (``ChatCompletion``, ``ChatCompletionMessage``) are read like dicts. A
+    response gives one `AssistantMessage` per choice (usually one), the usage on the first.
+    """
+    data = as_dict(payload)
+    if isinstance(data, dict):
+        if "choices" in data:
+            return _response_from_openai_chat(data)
+        if "messages" in data:
+            return _messages_from_openai_chat(data["messages"])
+        if "role" in data:
+            return _messages_from_openai_chat([data])
+        raise DecodeError(
+            "not an OpenAI Chat payload: expected a request with 'messages', a response with "
+            "'choices', or a message with 'role'"
+        )
+    if isinstance(data, list):
+        return _messages_from_openai_chat(data)
+    raise DecodeError(f"not an OpenAI Chat payload: a {type(payload).__name__}")
+
+
+def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
+    choices = data.get("choices")
+    if not isinstance(choices, list):
+        raise DecodeError("OpenAI Chat response: 'choices' is not a list")
+    usage = _usage_from_openai_chat(data.get("usage"))
+    model = data.get("model") if isinstance(data.get("model"), str) else None
+    response_id = data.get("id") if isinstance(data.get("id"), str) else None
+    out: list[Message] = []
+    for number, raw in enumerate(choices):
+        choice = as_dict(raw)
+        where = f"OpenAI Chat response choice {number}"
+        if not isinstance(choice, dict):
+            raise DecodeError(f"{where} is not an object")
+        message = as_dict(choice.get("message")) or {"role": "assistant"}
+        if not isinstance(message, dict):
+            raise DecodeError(f"{where}: message is not an object")
+        reason = choice.get("finish_reason")
+        out.append(
+            _assistant_from_openai_chat(
+                message,
+                where,
+                usage=usage if number == 0 else None,
+                stop_reason=reason if isinstance(reason, str) else None,
+                model=model or None,
+                response_id=response_id or None,
+            )
+        )
+    return out
+
+
+def _usage_from_openai_chat(value: Any) -> Usage | None:
+    usage = as_dict(value)
+    if not isinstance(usage, dict):
+        return None
+    prompt = as_dict(usage.get("prompt_tokens_details")) or {}
+    completion = as_dict(usage.get("completion_tokens_details")) or {}
+    return Usage(
+        input_tokens=usage_count(usage.get("prompt_tokens")),
+        output_tokens=usage_count(usage.get("completion_tokens")),
+        cache_read_tokens=usage_count(prompt.get("cached_tokens")),
+        reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
+        raw=usage,
+    )
+
+
+def _messages_from_openai_chat(items: Any) -> list[Message]:
+    if not isinstance(items, list):
+        raise DecodeError("OpenAI Chat 'messages' is not a list")
+    out: list[Message] = []
+    names: dict[str, str] = {}  # tool name by call id, for the results' ``name``
+    previous_was_tool = False
+    for position, raw in enumerate(items):
+        item = as_dict(raw)
+        where = f"OpenAI Chat message {position}"
+        if not isinstance(item, dict):
+            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        role = item.get("role")
+        if role in ("tool", "function"):
+            block: Block = (
+                _tool_result_from_openai_chat(item, where, names)
+                if role == "tool"
+                else _raw(item, "message")  # a legacy function result, kept verbatim
+            )
+            add_tool_result(out, block, join=previous_was_tool)
+            previous_was_tool = True
+            continue
+        previous_was_tool = False
+        if role in ("system", "developer"):
+            content = _content_from_openai_chat(item.get("content"), where)
+            notes = {PROVIDER: {"role": "developer"}} if role == "developer" else {}
+            out.append(SystemMessage(content=content, metadata=notes))
+        elif role == "user":
+            name = item.get("name") if isinstance(item.get("name"), str) else None
+            content = _content_from_openai_chat(item.get("content"), where)
+            out.append(UserMessage(content=content, name=name))
+        elif role == "assistant":
+            assistant = _assistant_from_openai_chat(item, where)
+            names.update({call.id: call.name for call in assistant.tool_calls})
+            out.append(assistant)
+        else:
+            raise DecodeError(
+                f"{where} has role {role!r}, not system, developer, user, assistant or tool"
+            )
+    return out
+
+
+def _assistant_from_openai_chat(
+    item: dict[str, Any], where: str, **fields: Any
+) -> AssistantMessage:
+    blocks: list[Block] = []
+    for field in _REASONING_FIELDS:
+        reasoning = item.get(field)
+        if isinstance(reasoning, str) and reasoning:
+            blocks.append(_thinking_from_openai_chat(reasoning, field))
+            break
+    content = _content_from_openai_chat(item.get("content"), where)
+    annotations = item.get("annotations")
+    if annotations and len(content) == 1 and isinstance(content[0], TextBlock):
+        # Message-level citations index into the content text: kept with that text.
+        text = content[0]
+        stored = {**text.for_provider(PROVIDER), "annotations": _json_safe(annotations)}
+        content = [text.model_copy(update={"provider_data": {PROVIDER: stored}})]
+    blocks.extend(content)
+    refusal = item.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        blocks.append(TextBlock(text=refusal, provider_data={PROVIDER: {"refusal": "field"}}))
+    audio = as_dict(item.get("audio"))
+    if isinstance(audio, dict):
+        blocks.append(_assistant_audio_from_openai_chat(audio, f"{where}, audio"))
+    calls = item.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise DecodeError(f"{where}: tool_calls is not a list")
+    for number, call in enumerate(calls):
+        blocks.append(_tool_call_from_openai_chat(call, f"{where}, tool call {number}"))
+    function_call = item.get("function_call")
+    if function_call:  # the deprecated single call, kept verbatim
+        blocks.append(_raw(function_call, "function_call"))
+    return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
+
+
+def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _part_from_openai_chat, "part")
+
+
+def _part_from_openai_chat(raw: Any, where: str) -> Block:
+    part = as_dict(raw)
+    if not isinstance(part, dict):
+        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content part object")
+    kind = part.get("type")
+    if kind == "text":
+        return _text_from_openai_chat(part, where)
+    if kind == "image_url":
+        return _image_from_openai_chat(part, where)
+    if kind == "input_audio":
+        return _audio_from_openai_chat(part, where)
+    if kind == "file":
+        return _file_from_openai_chat(part, where)
+    if kind == "refusal":
+        return _refusal_from_openai_chat(part, where)
+    return _raw(part)
+
+
+def _tool_result_from_openai_chat(
+    item: dict[str, Any], where: str, names: dict[str, str]
+) -> ToolResultBlock:
+    call_id = item.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise DecodeError(f"{where}: tool message has no tool_call_id")
+    result = tool_result_content(
+        item.get("content"), where, _part_from_openai_chat, "content", "part"
+    )
+    return ToolResultBlock(tool_call_id=call_id, content=result, name=names.get(call_id))
