@@ -131,3 +131,10 @@ def test_redacted_view_summarises_nested_media_and_long_base64(png_bytes: bytes)
     text = json.dumps(view)
     assert blob[:64] not in text
     assert len(text) < len(blob)
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_a_history_nested_too_deeply_is_a_decode_error(depth: int) -> None:
+    text = "[" * depth + "]" * depth
+    with pytest.raises(mb.DecodeError, match="nested more than"):
+        mb.load_history(text)

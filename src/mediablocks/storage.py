@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ._depth import loads
 from .blocks import Block, ToolResultBlock
 from .datauri import b64decode, b64encode
 from .errors import DecodeError, SourceError
@@ -224,10 +225,7 @@ def load_history(
     stored media without a ``media_dir``) raises `DecodeError`.
     """
     text = Path(source).read_text(encoding="utf-8") if isinstance(source, os.PathLike) else source
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise DecodeError(f"history is not valid JSON: {exc}") from None
+    document = loads(text, "history")  # nested past the depth limit: DecodeError, as load_messages
     folder = Path(media_dir) if media_dir is not None else None
 
     def internalise(node: dict[str, Any]) -> Any:
