@@ -16,6 +16,8 @@ from ._schema import to_strict_schema
 
 __all__ = [
     "add_request_fields",
+    "chat_settings_fields",
+    "chat_settings_from",
     "decoded_settings",
     "rest_of",
     "strict_schema",
@@ -232,3 +234,78 @@ def schema_from_format(value: Any, *, schema_key: str = "schema") -> dict[str, A
     if Settings(response_schema=schema).schema_name() != inner["name"]:
         return None
     return schema
+
+
+_CHAT_SETTINGS = ("temperature", "top_p", "reasoning_effort")
+
+
+def chat_settings_fields(
+    options: EncodeOptions, provider: str, *, max_tokens: str
+) -> dict[str, Any]:
+    """Tools, tool choice and settings as Chat Completions-shaped fields (OpenAI Chat, Mistral):
+    they differ only in the name of the output-token limit (``max_tokens``)."""
+    out: dict[str, Any] = {}
+    if options.tools:
+        out["tools"] = function_tools(options, provider, strict=True)
+    if options.tool_choice is not None:
+        out["tool_choice"] = function_choice(options)
+    settings = options.settings
+    if settings is None:
+        return out
+    if settings.max_tokens is not None:
+        out[max_tokens] = settings.max_tokens
+    for name in _CHAT_SETTINGS:
+        if getattr(settings, name) is not None:
+            out[name] = getattr(settings, name)
+    if settings.stop is not None:
+        out["stop"] = list(settings.stop)
+    if settings.response_schema is not None:
+        out["response_format"] = json_schema_format(settings)
+    return out
+
+
+def chat_settings_from(
+    body: dict[str, Any],
+    provider: str,
+    message_fields: Iterable[str],
+    *,
+    max_tokens: tuple[str, ...],
+    required: tuple[str, ...] = ("required",),
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(Request fields, the rest verbatim)`` of a Chat Completions-shaped request body.
+
+    ``max_tokens`` lists the spellings of the output-token limit in order of preference (the first
+    present one is read, the others stay in the rest); ``required`` the spellings of a required
+    tool choice.
+    """
+    rest = rest_of(body, {"model", "tools", *message_fields})
+    tools, others = tools_from_functions(body.get("tools"), provider)
+    if others:
+        rest["tools"] = others
+    choice = choice_from_function(rest.get("tool_choice"), required)
+    if choice is not None:
+        del rest["tool_choice"]
+    schema = schema_from_format(rest.get("response_format"))
+    if schema is not None:
+        del rest["response_format"]
+    given: dict[str, Any] = {"response_schema": schema}
+    limit = None
+    for name in max_tokens:
+        if limit is None and name in rest:
+            limit = rest.pop(name)
+    given["max_tokens"] = limit
+    for name in ("temperature", "top_p"):
+        if isinstance(rest.get(name), (int, float)):
+            given[name] = rest.pop(name)
+    if rest.get("reasoning_effort") in ("low", "medium", "high"):
+        given["reasoning_effort"] = rest.pop("reasoning_effort")
+    stop = rest.get("stop")
+    if isinstance(stop, str) or (isinstance(stop, list) and all(isinstance(s, str) for s in stop)):
+        given["stop"] = rest.pop("stop")
+    fields = {
+        "tools": tools,
+        "tool_choice": choice,
+        "settings": decoded_settings(**given),
+        "model": body.get("model"),
+    }
+    return fields, rest

@@ -19,14 +19,8 @@ from .._fields import (
     add_request_fields as _add,
 )
 from .._fields import (
-    choice_from_function,
-    decoded_settings,
-    function_choice,
-    function_tools,
-    json_schema_format,
-    rest_of,
-    schema_from_format,
-    tools_from_functions,
+    chat_settings_fields,
+    chat_settings_from,
     usage_numbers,
 )
 from .._options import EncodeOptions
@@ -41,63 +35,18 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"messages"})
-_SETTINGS = ("temperature", "top_p", "reasoning_effort")
 
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``tool_choice`` and the settings as ``chat.completions.create`` fields."""
-    out: dict[str, Any] = {}
-    if options.tools:
-        out["tools"] = function_tools(options, PROVIDER, strict=True)
-    if options.tool_choice is not None:
-        out["tool_choice"] = function_choice(options)
-    settings = options.settings
-    if settings is None:
-        return out
-    if settings.max_tokens is not None:
-        out["max_completion_tokens"] = settings.max_tokens
-    for name in _SETTINGS:
-        if getattr(settings, name) is not None:
-            out[name] = getattr(settings, name)
-    if settings.stop is not None:
-        out["stop"] = list(settings.stop)
-    if settings.response_schema is not None:
-        out["response_format"] = json_schema_format(settings)
-    return out
+    return chat_settings_fields(options, PROVIDER, max_tokens="max_completion_tokens")
 
 
 def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(Request fields, the rest verbatim)`` of a Chat Completions request body."""
-    rest = rest_of(body, {"model", "tools", *MESSAGE_FIELDS})
-    tools, others = tools_from_functions(body.get("tools"), PROVIDER)
-    if others:
-        rest["tools"] = others
-    choice = choice_from_function(rest.get("tool_choice"))
-    if choice is not None:
-        del rest["tool_choice"]
-    schema = schema_from_format(rest.get("response_format"))
-    if schema is not None:
-        del rest["response_format"]
-    given: dict[str, Any] = {"response_schema": schema}
-    limit = rest.pop("max_completion_tokens", None)
-    if limit is None and "max_tokens" in rest:
-        limit = rest.pop("max_tokens")
-    given["max_tokens"] = limit
-    for name in ("temperature", "top_p"):
-        if isinstance(rest.get(name), (int, float)):
-            given[name] = rest.pop(name)
-    if rest.get("reasoning_effort") in ("low", "medium", "high"):
-        given["reasoning_effort"] = rest.pop("reasoning_effort")
-    stop = rest.get("stop")
-    if isinstance(stop, str) or (isinstance(stop, list) and all(isinstance(s, str) for s in stop)):
-        given["stop"] = rest.pop("stop")
-    fields = {
-        "tools": tools,
-        "tool_choice": choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return chat_settings_from(
+        body, PROVIDER, MESSAGE_FIELDS, max_tokens=("max_completion_tokens", "max_tokens")
+    )
 
 
 def add_request_fields(
