@@ -37,9 +37,9 @@ from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import AssistantMessage, Message, SystemMessage, ToolMessage, Usage, UserMessage
 from ...sources import URLSource
 from .._common import (
-    add_tool_result,
     as_dict,
     blocks_from_content,
+    chat_messages,
     data_uri,
     dump_args,
     file_id_of,
@@ -392,33 +392,13 @@ def _whole(value: Any) -> Any:
 
 
 def _messages_from_cohere(items: Any, documents: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("Cohere 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"Cohere message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            result = _tool_result_from_cohere(item, where, pending)
-            add_tool_result(out, result, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "system":
-            out.append(SystemMessage(content=_content_from_cohere(item.get("content"), where)))
-        elif role == "user":
-            out.append(UserMessage(content=_content_from_cohere(item.get("content"), where)))
-        elif role == "assistant":
-            assistant = _assistant_from_cohere(item, where)
-            pending = [(call.id, call.name) for call in assistant.tool_calls]
-            out.append(assistant)
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
+    out = chat_messages(
+        items,
+        "Cohere",
+        content=_content_from_cohere,
+        assistant=_assistant_from_cohere,
+        tool_result=_tool_result_from_cohere,
+    )
     if documents is not None:
         out.extend(_documents_message(documents))
     return out

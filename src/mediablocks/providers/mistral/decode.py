@@ -23,14 +23,12 @@ from ...media import AudioBlock, FileBlock, ImageBlock
 from ...messages import (
     AssistantMessage,
     Message,
-    SystemMessage,
     Usage,
-    UserMessage,
 )
 from .._common import (
-    add_tool_result,
     as_dict,
     blocks_from_content,
+    chat_messages,
     media_from_reference,
     pair_call,
     tool_args,
@@ -208,34 +206,13 @@ def _usage_from_mistral(value: Any) -> Usage | None:
 
 
 def _messages_from_mistral(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("Mistral 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []  # (id, name) of calls not answered yet
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"Mistral message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            result = _tool_result_from_mistral(item, where, pending)
-            add_tool_result(out, result, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "system":
-            out.append(SystemMessage(content=_content_from_mistral(item.get("content"), where)))
-        elif role == "user":
-            out.append(UserMessage(content=_content_from_mistral(item.get("content"), where)))
-        elif role == "assistant":
-            assistant = _assistant_from_mistral(item, where)
-            pending = [(call.id, call.name) for call in assistant.tool_calls]
-            out.append(assistant)
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
-    return out
+    return chat_messages(
+        items,
+        "Mistral",
+        content=_content_from_mistral,
+        assistant=_assistant_from_mistral,
+        tool_result=_tool_result_from_mistral,
+    )
 
 
 def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
