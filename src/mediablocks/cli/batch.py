@@ -4,7 +4,9 @@
   one request per file (the prompt, then the file), ids made from the file names;
 - ``mediablocks batch --prompts jobs.jsonl --provider openai --out batch.jsonl``: one request per
   line ``{"id": ..., "prompt": ..., "files": [...]}`` (``id`` and ``files`` optional; files are
-  relative to the JSONL's folder).
+  relative to ``--files-root``, by default the JSONL's folder, and may not leave it: an absolute
+  name, ``..`` or a symbolic link pointing outside is refused, so a prompts file from elsewhere
+  cannot put ``/etc/passwd`` into the batch file that goes to the provider).
 
 Requests are written one at a time (`mediablocks.batch.batch_line`); a file or line that cannot
 be read or carried is one line on stderr and is left out, and the exit status is 1.
@@ -18,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from ..batch import BATCH_PROVIDERS, batch_line
@@ -28,7 +30,7 @@ from ..prepare import prepare
 from ..providers import canonical_provider
 from ._conversion import add_conversion_flags, conversion_options
 from ._items import Item, expand, load
-from ._wording import for_shell
+from ._wording import ItemError, for_shell
 
 __all__ = ["add_parser", "run"]
 
@@ -61,7 +63,7 @@ def _one_file(item: Item, prompt: str | None) -> list[Message]:
 def _from_prompts(args: argparse.Namespace) -> Iterator[tuple[str, str, _Build | Exception]]:
     """``(label, id, build)`` per line; a line that is no request gives its error instead."""
     source = Path(args.prompts)
-    base = source.parent
+    root = Path(args.files_root) if args.files_root else source.parent
     try:
         handle = source.open("rb")
     except OSError as exc:
@@ -81,13 +83,40 @@ def _from_prompts(args: argparse.Namespace) -> Iterator[tuple[str, str, _Build |
                 continue
             given = line.get("id")
             rid = str(given) if given is not None else _id(number, "")
-            files = [base / str(name) for name in line.get("files") or []]
-            yield label, rid, partial(_one_prompt, line["prompt"], files)
+            files = line.get("files") or []
+            if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+                yield label, rid, ValueError('"files" must be a list of file names')
+                continue
+            yield label, rid, partial(_one_prompt, line["prompt"], root, files)
 
 
-def _one_prompt(prompt: str, files: list[Path]) -> list[Message]:
+_ROOT_HINT = "files are read only under --files-root (default: the prompts file's folder)"
+
+
+def under_root(root: Path, name: str) -> Path:
+    """``root/name``, refused unless it stays under ``root``: no absolute path, no ``..``, no
+    symbolic link (at any depth) that leads outside. Links that stay inside are followed."""
+    if Path(name).is_absolute() or PureWindowsPath(name).is_absolute() or name.startswith("~"):
+        raise ItemError(f"{name!r} is an absolute path; {_ROOT_HINT}")
+    if ".." in Path(name).parts or ".." in PureWindowsPath(name).parts:
+        raise ItemError(f"{name!r} goes up with '..'; {_ROOT_HINT}")
+    try:
+        real_root = root.resolve(strict=True)
+        target = (root / name).resolve(strict=True)
+    except FileNotFoundError:
+        raise ItemError(f"{root / name}: no such file or directory") from None
+    except (OSError, RuntimeError) as exc:  # a link loop is a RuntimeError before Python 3.13
+        raise ItemError(f"{root / name}: cannot read: {exc}") from None
+    if not target.is_relative_to(real_root):
+        raise ItemError(f"{name!r} leaves the root through a symbolic link; {_ROOT_HINT}")
+    return target
+
+
+def _one_prompt(prompt: str, root: Path, files: list[str]) -> list[Message]:
     content: list[Any] = [TextBlock(text=prompt)]
-    content.extend(load(Item(label=str(path), path=path)) for path in files)
+    for name in files:
+        path = under_root(root, name)
+        content.append(load(Item(label=name, path=path)))
     return [UserMessage(content=content)]
 
 
@@ -146,6 +175,12 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", help="files or folders, one request per file")
     parser.add_argument(
         "--prompts", metavar="FILE", help='JSONL of {"id", "prompt", "files": [...]} lines'
+    )
+    parser.add_argument(
+        "--files-root",
+        metavar="DIR",
+        help='with --prompts: the folder "files" are read from; names that leave it (absolute, '
+        "'..', links pointing out) are refused (default: the prompts file's folder)",
     )
     parser.add_argument("--provider", required=True, help=", ".join(BATCH_PROVIDERS))
     parser.add_argument("--out", required=True, help="the batch file to write")

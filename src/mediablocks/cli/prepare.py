@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,7 @@ from ..providers import canonical_provider
 from ._conversion import add_conversion_flags, conversion_options, part_label, plural
 from ._items import Item, expand, load
 from ._output import run_each
+from ._safe_out import OutputFolder
 from ._wording import ItemError, for_shell
 
 __all__ = ["add_parser", "output_name", "run"]
@@ -59,29 +61,31 @@ def output_name(relative: PurePosixPath, before: str, after: str) -> PurePosixPa
 
 
 class _Outputs:
-    """Hands out output paths no other input of this run has, and writes without replacing."""
+    """Hands out output names no other input of this run has, and writes them inside --out.
 
-    def __init__(self, out: Path, overwrite: bool) -> None:
-        self.out = out
+    ``written`` maps each name written (relative to --out) to whether it replaced a file.
+    """
+
+    def __init__(self, folder: OutputFolder, overwrite: bool) -> None:
+        self.folder = folder
         self.overwrite = overwrite
         self.claimed = {REPORT}  # compared case-blind: macOS and Windows folders are
+        self.written: dict[str, bool] = {}
 
-    def claim(self, relative: PurePosixPath) -> Path:
+    def claim(self, relative: PurePosixPath) -> PurePosixPath:
         candidate, number = relative, 2
         while candidate.as_posix().lower() in self.claimed:
             stem, dot, suffix = relative.name.rpartition(".")
             name = f"{stem}-{number}.{suffix}" if dot and stem else f"{relative.name}-{number}"
             candidate, number = relative.with_name(name), number + 1
         self.claimed.add(candidate.as_posix().lower())
-        return self.out / Path(*candidate.parts)
+        return candidate
 
-    def write(self, target: Path, data: bytes) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with open(target, "wb" if self.overwrite else "xb") as handle:
-                handle.write(data)
-        except FileExistsError:
-            raise ItemError(f"{target} already exists; pass --overwrite to replace it") from None
+    def write(self, relative: PurePosixPath, data: bytes) -> str:
+        """Write one output; its name as the report gives it (under --out)."""
+        replaced = self.folder.write(relative, data, replace=self.overwrite)
+        self.written[relative.as_posix()] = replaced
+        return str(self.folder.out / Path(*relative.parts))
 
 
 def _numbered_names(
@@ -105,15 +109,18 @@ def _numbered_names(
 
 
 def _write_parts(
-    item: Item, source: MediaBlock, parts: list[Block], outputs: _Outputs
+    item: Item, source: MediaBlock, parts: list[Block], outputs: _Outputs, sizes: dict[str, int]
 ) -> list[dict[str, Any]]:
-    """Every block ``source`` became, written; the report's ordered ``outputs`` list."""
+    """Every block ``source`` became, written; the report's ordered ``outputs`` list. ``sizes``
+    gets each file's byte count."""
     relative = item.relative()
     texts = [part.text for part in parts if isinstance(part, TextBlock)]
     text_target = None
     if texts:
-        text_target = outputs.claim(relative.with_name(relative.name + ".txt"))
-        outputs.write(text_target, (TEXT_SEPARATOR.join(texts) + "\n").encode("utf-8"))
+        text_name = outputs.claim(relative.with_name(relative.name + ".txt"))
+        text = (TEXT_SEPARATOR.join(texts) + "\n").encode("utf-8")
+        text_target = outputs.write(text_name, text)
+        sizes[text_target] = len(text)
     written: list[dict[str, Any]] = []
     offset = 0
     for part, name in zip(parts, _numbered_names(relative, source, parts), strict=True):
@@ -124,8 +131,8 @@ def _write_parts(
             offset += len(part.text) + len(TEXT_SEPARATOR)
         elif isinstance(part, MediaBlock) and name is not None:
             data = part.read()
-            target = outputs.claim(name)
-            outputs.write(target, data)
+            target = outputs.write(outputs.claim(name), data)
+            sizes[target] = len(data)
             entry = {"part": label, "output": str(target), "mime_type": part.mime_type}
             written.append(entry | {"bytes": len(data)})
         else:  # prepare makes text and media blocks only; anything else is reported, not lost
@@ -147,13 +154,13 @@ def _prepare_one(
     fitted = parts[0]
     if not entry.replaced_by and len(parts) == 1 and isinstance(fitted, MediaBlock):
         data = fitted.read()
-        target = outputs.claim(output_name(item.relative(), before, fitted.mime_type))
-        outputs.write(target, data)
-        row |= {"output": str(target), "mime_after": fitted.mime_type, "bytes_after": len(data)}
+        name = outputs.claim(output_name(item.relative(), before, fitted.mime_type))
+        target = outputs.write(name, data)
+        row |= {"output": target, "mime_after": fitted.mime_type, "bytes_after": len(data)}
         return row | {"changes": changes}
-    written = _write_parts(item, block, parts, outputs)
-    files = {part["output"] for part in written}
-    row["bytes_after"] = sum(Path(name).stat().st_size for name in files)
+    sizes: dict[str, int] = {}
+    written = _write_parts(item, block, parts, outputs, sizes)
+    row["bytes_after"] = sum(sizes.values())
     return row | {"outputs": written, "changes": changes}
 
 
@@ -162,7 +169,9 @@ def _why(skipped: str) -> str:
     return skipped.split("): ", 1)[-1]
 
 
-def _summary(results: list[dict[str, Any]], failed: int, report: Path) -> list[str]:
+def _summary(
+    results: list[dict[str, Any]], failed: int, report: Path, replaced: dict[str, Any] | None
+) -> list[str]:
     done = [r for r in results if "output" in r or "outputs" in r]
     changed = sum(1 for r in done if r["changes"])
     skipped = [r["skipped"] for r in results if "skipped" in r]
@@ -172,7 +181,90 @@ def _summary(results: list[dict[str, Any]], failed: int, report: Path) -> list[s
     ]
     for reason, count in Counter(_why(s) for s in skipped).most_common():
         lines.append(f"  skipped {count}: {reason}")
+    if replaced is not None:
+        overwritten, removed = len(replaced["overwritten"]), len(replaced["removed"])
+        lines.append(
+            f"  replaced the previous output: {overwritten} overwritten, {removed} removed"
+            + (f", {len(replaced['left'])} left (see the report)" if "left" in replaced else "")
+        )
+        if "problem" in replaced:
+            lines.append(f"  warning: {replaced['problem']}; earlier outputs were not removed")
     return lines
+
+
+REPORT_LIMIT = 64 * 1024 * 1024
+"""The largest previous ``report.json`` read to learn what a run wrote before."""
+
+
+def _listed_outputs(document: Any, out: Path) -> list[str]:
+    """The output names (relative to --out) a previous report lists, each once, in order."""
+    prefix = PurePosixPath(Path(str(document.get("out") or out)).as_posix())
+    names: dict[str, None] = {}
+    for row in document.get("files") or []:
+        if not isinstance(row, dict):
+            continue
+        listed = [row.get("output")] + [
+            part.get("output") for part in row.get("outputs") or [] if isinstance(part, dict)
+        ]
+        for name in listed:
+            if isinstance(name, str):
+                path = PurePosixPath(Path(name).as_posix())
+                names[
+                    path.relative_to(prefix).as_posix() if path.is_relative_to(prefix) else name
+                ] = None
+    return list(names)
+
+
+def _previous_outputs(folder: OutputFolder) -> tuple[list[str], str | None]:
+    """What the report already in --out says was written, or why that cannot be known."""
+    try:
+        data = folder.read(PurePosixPath(REPORT), REPORT_LIMIT)
+        if data is None:
+            return [], None
+        if len(data) > REPORT_LIMIT:
+            return [], f"the previous {REPORT} is over {REPORT_LIMIT} bytes; not read"
+        document = json.loads(data)
+        if not isinstance(document, dict):
+            return [], f"the previous {REPORT} is not a report"
+        return _listed_outputs(document, folder.out), None
+    except (ItemError, ValueError, RecursionError, OSError) as exc:
+        return [], f"the previous {REPORT} cannot be read ({for_shell(exc)})"
+
+
+def _replace_previous(
+    folder: OutputFolder, previous: list[str], outputs: _Outputs, problem: str | None
+) -> dict[str, Any]:
+    """Remove what the previous run wrote and this one did not write again; the report's
+    ``replaced`` entry. Only regular files inside --out are removed."""
+    removed: list[str] = []
+    left: list[dict[str, str]] = []
+    for name in previous:
+        if name in outputs.written:
+            continue
+        why = folder.remove_file(PurePosixPath(name))
+        if why is None:
+            removed.append(name)
+        elif why != "already gone":
+            left.append({"output": name, "why": why})
+    replaced: dict[str, Any] = {
+        "overwritten": sorted(name for name, was in outputs.written.items() if was),
+        "removed": removed,
+    }
+    if left:
+        replaced["left"] = left
+    if problem:
+        replaced["problem"] = problem
+    return replaced
+
+
+def _open_out(out: Path) -> OutputFolder:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        return OutputFolder(out)
+    except FileExistsError:
+        raise ItemError(f"--out {out} exists and is not a folder") from None
+    except OSError as exc:
+        raise ItemError(f"--out {out}: {exc.strerror or exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -180,19 +272,29 @@ def run(args: argparse.Namespace) -> int:
     provider = canonical_provider(args.provider)
     out = Path(args.out)
     report = out / REPORT
-    if report.exists() and not args.overwrite:
+    if os.path.lexists(report) and not args.overwrite:
         print(
             f"mediablocks prepare: error: {report} already exists; pass --overwrite to replace "
             "what is there, or choose another --out",
             file=sys.stderr,
         )
         return 2
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        folder = _open_out(out)
+    except ItemError as exc:
+        print(f"mediablocks prepare: error: {exc}", file=sys.stderr)
+        return 2
+    with folder:
+        return _run_into(args, provider, folder)
+
+
+def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> int:
     options: dict[str, Any] = {"model": args.model, "max_image_pixels": args.max_pixels}
     options |= conversion_options(args)
     if args.optimal:
         options["optimal_size"] = True
-    outputs = _Outputs(out, args.overwrite)
+    previous, problem = _previous_outputs(folder) if args.overwrite else ([], None)
+    outputs = _Outputs(folder, args.overwrite)
     items = list(expand(args.paths))
 
     def show(row: dict[str, Any]) -> None:
@@ -217,10 +319,18 @@ def run(args: argparse.Namespace) -> int:
         args.debug,
         skip,
     )
-    document = {"provider": provider, "model": args.model, "files": results}
-    with open(report, "w" if args.overwrite else "x", encoding="utf-8") as handle:
-        handle.write(json.dumps(document, indent=2) + "\n")
-    for line in _summary(results, failed, report):
+    document: dict[str, Any] = {"provider": provider, "model": args.model, "out": str(folder.out)}
+    document["files"] = results
+    if args.overwrite:
+        document["replaced"] = _replace_previous(folder, previous, outputs, problem)
+    report = folder.out / REPORT
+    try:
+        text = json.dumps(document, indent=2) + "\n"
+        folder.write(PurePosixPath(REPORT), text.encode("utf-8"), replace=args.overwrite)
+    except (ItemError, OSError) as exc:
+        print(f"mediablocks prepare: error: {report}: {for_shell(exc)}", file=sys.stderr)
+        return 1
+    for line in _summary(results, failed, report, document.get("replaced")):
         print(line, file=sys.stderr)
     return 1 if failed else 0
 
