@@ -23,6 +23,8 @@ Tracebacks only with ``--debug``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import re
 import sys
 from collections.abc import Sequence
@@ -89,9 +91,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _names_printable() -> None:
+    """File names that are not valid UTF-8 reach Python as lone surrogates; print them back as
+    the bytes they were (as ``ls`` does) instead of failing when the locale's stream is strict
+    (``PYTHONIOENCODING=utf-8``)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="surrogateescape")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 something failed, 2 usage,
     130 interrupted)."""
+    _names_printable()
     parser = _parser()
     args = parser.parse_args(argv)
     policy = current_policy()

@@ -43,18 +43,23 @@ def is_url(name: str) -> bool:
 
 
 def expand(names: Sequence[str]) -> Iterator[Item]:
-    """Every file named, folders walked in sorted order, URLs as they are."""
+    """Every file named, folders walked in sorted order, URLs as they are; a folder with no
+    file in it is one item, which `load` refuses (so it is an error line, not nothing)."""
     for name in names:
         if is_url(name):
             yield Item(label=name, url=name)
             continue
         path = Path(name)
         if path.is_dir():
+            found_any = False
             for root, dirs, files in os.walk(path):
                 dirs.sort()
                 for file in sorted(files):
                     found = Path(root) / file
+                    found_any = True
                     yield Item(label=str(found), path=found, root=path)
+            if not found_any:  # said, not silently nothing: `load` names it
+                yield Item(label=name, path=path)
         else:
             yield Item(label=name, path=path)
 
@@ -68,6 +73,8 @@ def _regular_file(path: Path) -> int:
         raise ItemError("no such file or directory") from None
     except OSError as exc:
         raise ItemError(f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ItemError("a folder with no files in it")
     if not stat.S_ISREG(info.st_mode):
         raise ItemError("not a regular file (a device, pipe or socket); only files are read")
     return info.st_size

@@ -7,17 +7,28 @@ when standard error is a terminal.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ._items import Item
 from ._wording import for_shell
 
-__all__ = ["Progress", "Table", "format_size", "run_each", "terminal_width"]
+__all__ = [
+    "Progress",
+    "Table",
+    "format_size",
+    "native_stderr_dropped",
+    "run_each",
+    "terminal_width",
+]
 
 PROGRESS_MIN_FILES = 2
 """A single file needs no bar."""
@@ -86,6 +97,38 @@ def format_size(size: int) -> str:
     return f"{size} B"  # pragma: no cover - the loop always returns
 
 
+@contextlib.contextmanager
+def native_stderr_dropped(enabled: bool = True) -> Iterator[None]:
+    """Drop what native libraries write straight to file descriptor 2 while a file is worked on.
+
+    libtiff (inside Pillow) prints ``TIFFFetchNormalTag: Incorrect count...`` to the process's
+    standard error for every slightly odd TIFF, past Python's ``sys.stderr``; the file's row
+    already says what mattered. The descriptor is pointed at a temporary file for the call and
+    restored after it; ``--debug`` lets it through.
+    """
+    if not enabled:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no real descriptor 2 (an embedded interpreter): leave it
+        yield
+        return
+    try:
+        with tempfile.TemporaryFile() as sink, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's own (``Truncated File Read``...) as well
+            os.dup2(sink.fileno(), 2)
+            try:
+                yield
+            finally:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.flush()
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
+
+
 def run_each(
     items: list[Item],
     work: Callable[[Item], dict[str, Any]],
@@ -104,7 +147,8 @@ def run_each(
     failed = 0
     for item in items:
         try:
-            result = work(item)
+            with native_stderr_dropped(not debug):
+                result = work(item)
         except Exception as exc:
             if debug:
                 raise

@@ -75,17 +75,23 @@ def _from_prompts(args: argparse.Namespace) -> Iterator[tuple[str, str, _Build |
             label = f"{source.name} line {number}"
             try:
                 line = json.loads(raw)
+            except UnicodeDecodeError:
+                yield label, "", ItemError("not UTF-8 text; a prompts file is JSON Lines in UTF-8")
+                continue
+            except RecursionError:
+                yield label, "", ItemError("not a request: nested too deeply")
+                continue
             except ValueError as exc:
-                yield label, "", exc
+                yield label, "", ItemError(f"not valid JSON: {_json_problem(exc)}")
                 continue
             if not isinstance(line, dict) or not isinstance(line.get("prompt"), str):
-                yield label, "", ValueError('each line must be an object with a "prompt" string')
+                yield label, "", ItemError('each line must be an object with a "prompt" string')
                 continue
             given = line.get("id")
             rid = str(given) if given is not None else _id(number, "")
             files = line.get("files") or []
             if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-                yield label, rid, ValueError('"files" must be a list of file names')
+                yield label, rid, ItemError('"files" must be a list of file names')
                 continue
             yield label, rid, partial(_one_prompt, line["prompt"], root, files)
 
@@ -110,6 +116,13 @@ def under_root(root: Path, name: str) -> Path:
     if not target.is_relative_to(real_root):
         raise ItemError(f"{name!r} leaves the root through a symbolic link; {_ROOT_HINT}")
     return target
+
+
+def _json_problem(exc: ValueError) -> str:
+    """``expecting ',' delimiter at column 12``: json's message without Python's class name."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg[:1].lower()}{exc.msg[1:]} at column {exc.colno}"
+    return str(exc)
 
 
 def _one_prompt(prompt: str, root: Path, files: list[str]) -> list[Message]:
@@ -137,13 +150,22 @@ def run(args: argparse.Namespace) -> int:
     requests = _from_prompts(args) if args.prompts else _from_files(args)
     written = failed = 0
     seen: set[str] = set()
-    with open(args.out, "wb") as out:
+    if args.prompts and not Path(args.prompts).is_file():
+        problem = "is a folder" if Path(args.prompts).is_dir() else "no such file"
+        print(f"mediablocks batch: error: --prompts {args.prompts}: {problem}", file=sys.stderr)
+        return 2
+    try:
+        out = open(args.out, "wb")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        print(f"mediablocks batch: error: --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    with out:
         for label, rid, build in requests:
             try:
                 if isinstance(build, Exception):
                     raise build
                 if rid in seen:
-                    raise ValueError(f"id {rid!r} is not unique")
+                    raise ItemError(f"id {rid!r} is not unique")
                 messages = build()
                 if args.prepare:
                     messages = prepare(messages, provider, **conversion_options(args))
@@ -162,6 +184,13 @@ def run(args: argparse.Namespace) -> int:
     left = f", {failed} left out" if failed else ""
     print(f"wrote {written} requests to {args.out}{left}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _positive(text: str) -> int:
+    """``--max-tokens 300``: a whole number above zero."""
+    if not text.strip().isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -186,7 +215,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="the batch file to write")
     parser.add_argument("--prompt", help="text before each file (with files/folders)")
     parser.add_argument("--model", help="model name put in every request (OpenAI, Anthropic)")
-    parser.add_argument("--max-tokens", type=int, help="max_tokens put in every request")
+    parser.add_argument(
+        "--max-tokens", type=_positive, metavar="N", help="max_tokens put in every request"
+    )
     parser.add_argument(
         "--prepare", action="store_true", help="fit each request's media to the provider first"
     )
