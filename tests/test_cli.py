@@ -47,7 +47,8 @@ def test_inspect_prints_a_header_and_one_line_per_file_from_the_bytes(
     out, err = capsys.readouterr()
     assert status == 0
     header, *rows = out.strip().splitlines()
-    assert header.split()[:4] == ["PATH", "TYPE", "SIZE", "FACTS"]
+    assert header.split()[:2] == ["PATH", "in"]  # the folder all rows share, said once
+    assert header.split()[3:6] == ["TYPE", "SIZE", "FACTS"]
     assert len(rows) == 2
     assert "image/png" in rows[0]
     assert "32x24" in rows[0]
@@ -348,8 +349,9 @@ def test_no_token_count_beside_a_no(capsys: pytest.CaptureFixture[str]) -> None:
     main(["inspect", "--provider", "anthropic", "--provider", "gemini", str(wav)])
     _header, row = capsys.readouterr().out.strip().splitlines()
     cells = row.split()
-    assert cells[-3:-1] == ["no", "ok"]  # anthropic: no (and no number); gemini: ok N
-    assert cells[-1].isdigit()
+    assert cells[-6:-3] == ["no", "ok", cells[-4]]  # anthropic: no (and no number); gemini: ok N
+    assert cells[-4].isdigit()
+    assert cells[-3:] == ["no", "audio", "input"]  # and why it is no, always
 
 
 def test_a_decoder_failure_is_its_own_row_and_the_json_stays_valid(

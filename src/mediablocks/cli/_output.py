@@ -26,6 +26,7 @@ __all__ = [
     "Table",
     "format_size",
     "native_stderr_dropped",
+    "output_width",
     "run_each",
     "terminal_width",
 ]
@@ -34,11 +35,25 @@ PROGRESS_MIN_FILES = 2
 """A single file needs no bar."""
 
 
+PIPE_WIDTH = 100
+"""The width tables are fitted to when standard output is not a terminal (``COLUMNS`` wins)."""
+
+
 def terminal_width(stream: TextIO) -> int | None:
     """The width of the terminal ``stream`` is drawn on, or None when it is not a terminal."""
     if not stream.isatty():
         return None
     return max(shutil.get_terminal_size((100, 24)).columns, 20)
+
+
+def output_width(stream: TextIO) -> int:
+    """The width to fit a table to: the terminal's, else ``COLUMNS``, else `PIPE_WIDTH` (a file
+    read later, a pager or a CI log is no wider than a usual terminal)."""
+    width = terminal_width(stream)
+    if width is not None:
+        return width
+    columns = os.environ.get("COLUMNS", "")
+    return max(int(columns), 20) if columns.isdigit() else PIPE_WIDTH
 
 
 def _duration(seconds: float) -> str:
@@ -210,10 +225,7 @@ class Table:
 
     def render(self, width: int | None, header: bool = True) -> str:
         """The table as text; ``width`` None (a pipe) means no limit."""
-        widths = [
-            max([len(c.title)] + [len(row[i]) for row in self.rows])
-            for i, c in enumerate(self.columns)
-        ]
+        widths = self._natural()
         if width is not None:
             fitted = self._fit(widths, width)
             if fitted is None:
@@ -223,18 +235,30 @@ class Table:
         lines.extend(self._line(row, widths) for row in self.rows)
         return "\n".join(lines)
 
+    def fits(self, width: int) -> bool:
+        """Whether the rows fit ``width`` on one line each (elastic columns shortened)."""
+        return self._fit(self._natural(), width) is not None
+
+    def _natural(self) -> list[int]:
+        return [
+            max([len(c.title)] + [len(row[i]) for row in self.rows])
+            for i, c in enumerate(self.columns)
+        ]
+
     def _fit(self, widths: list[int], width: int) -> list[int] | None:
+        """Shorten the elastic column with the most room to give, one character at a time, so
+        a long path and a long type share the cut instead of the first losing everything."""
         widths = list(widths)
         excess = sum(widths) + len(widths) - 1 - (width - 1)
-        for i, column in enumerate(self.columns):
-            if excess <= 0:
-                break
-            if column.elastic:
-                cut = min(excess, widths[i] - column.minimum)
-                if cut > 0:
-                    widths[i] -= cut
-                    excess -= cut
-        return widths if excess <= 0 else None
+        elastic = [i for i, column in enumerate(self.columns) if column.elastic]
+        while excess > 0:
+            room = {i: widths[i] - self.columns[i].minimum for i in elastic}
+            widest = max(room, key=lambda i: room[i], default=None)
+            if widest is None or room[widest] <= 0:
+                return None
+            widths[widest] -= 1
+            excess -= 1
+        return widths
 
     def _line(self, cells: Sequence[str], widths: Sequence[int]) -> str:
         parts = []

@@ -11,7 +11,7 @@ import re
 
 from ..errors import DoesNotFitError, MediaBlocksError
 
-__all__ = ["ItemError", "for_shell"]
+__all__ = ["ItemError", "for_shell", "short_reason"]
 
 
 class ItemError(Exception):
@@ -40,11 +40,19 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b[A-Z]\w*Block\(path '([^']*)'\)"), r"\1"),
     (re.compile(r"path '([^']*)': "), ""),
     (re.compile(r"\b[A-Z]\w*Block\(\d+ bytes in memory(?:, [^)]*)?\): "), ""),
+    (re.compile(r"\bTextBlock\(('[^']*'|\"[^\"]*\")\)"), r"the text \1"),
+    (re.compile(r"\bToolCallBlock\b"), "tool call"),
+    (re.compile(r"\bToolResultBlock\b"), "tool result"),
+    (re.compile(r"\b(Text|Image|Audio|Video|Document|File|Thinking)Block\b"), r"\1 block"),
 )
 
+_PREPARE_HINT = re.compile(r"`mediablocks prepare --provider [\w-]+` converts it")
 
-def for_shell(exc: BaseException) -> str:
-    """One line saying what went wrong, in the words of the command line."""
+
+def for_shell(exc: BaseException, prepare_hint: str | None = None) -> str:
+    """One line saying what went wrong, in the words of the command line. ``prepare_hint``
+    replaces the advice to run ``mediablocks prepare`` where another flag does it (``batch
+    --prepare``)."""
     if isinstance(exc, ItemError):
         return str(exc)
     if isinstance(exc, DoesNotFitError) and exc.problems:
@@ -56,4 +64,32 @@ def for_shell(exc: BaseException) -> str:
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
     text = text.replace("cannot read: No such file or directory", "no such file or directory")
+    text = re.sub(r"\b(Text|Image|Audio|Video|Document|File|Thinking) block\b", _lower, text)
+    if prepare_hint is not None:
+        text = _PREPARE_HINT.sub(prepare_hint, text)
     return " ".join(text.split())
+
+
+def _lower(found: re.Match[str]) -> str:
+    return found.group(0).lower()
+
+
+_SHORT: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"takes no (\w+) input"), r"no \1 input"),
+    (re.compile(r"does not take [\w.+/-]+, and mediablocks cannot convert"), "type not taken"),
+    (re.compile(r"decompression-bomb limit"), "too many pixels (--max-pixels)"),
+    (re.compile(r"raise the limit with --max-bytes"), "too large (--max-bytes)"),
+    (re.compile(r"^MIDI holds notes"), "MIDI: notes, not sound"),
+)
+
+
+def short_reason(reason: str, width: int = 32) -> str:
+    """``no audio input``, ``type not taken``, ``the PNG is truncated...``: why a file cannot be
+    sent, in a few words for a table cell (the full reason is in ``--details`` and ``--json``)."""
+    text = reason.split("): ", 1)[-1]
+    for pattern, short in _SHORT:
+        found = pattern.search(text)
+        if found:
+            return found.expand(short)
+    text = re.split(r"[:;(]| - ", text, maxsplit=1)[0].strip()
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"

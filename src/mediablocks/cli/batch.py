@@ -176,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
                 if args.debug:
                     raise
                 failed += 1
-                print(f"{label}: error: {for_shell(exc)}", file=sys.stderr)
+                hint = "--prepare converts it" if not args.prepare else None
+                print(f"{label}: error: {for_shell(exc, hint)}", file=sys.stderr)
                 continue
             seen.add(rid)
             out.write(line + b"\n")

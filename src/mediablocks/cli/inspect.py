@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -25,9 +26,9 @@ from ..providers import canonical_provider
 from ..providers.registry import WIRE_FORMATS
 from ..tokens import estimate_tokens
 from ._conversion import add_conversion_flags, conversion_options, describe_parts, plural
-from ._items import Item, expand, load_bounded
-from ._output import Column, Table, format_size, run_each, terminal_width
-from ._wording import for_shell
+from ._items import Item, expand, is_url, load_bounded
+from ._output import Column, Table, format_size, output_width, run_each
+from ._wording import for_shell, short_reason
 
 __all__ = ["add_parser", "run"]
 
@@ -55,7 +56,7 @@ def _facts(block: MediaBlock) -> dict[str, Any]:
     return {name: getattr(info, name) for name in fields if getattr(info, name) is not None}
 
 
-def _describe_facts(facts: dict[str, Any]) -> str:
+def _describe_facts(facts: dict[str, Any], compact: bool = False) -> str:
     if "error" in facts:
         return "unreadable header"
     parts: list[str] = []
@@ -65,9 +66,9 @@ def _describe_facts(facts: dict[str, Any]) -> str:
         parts.append(f"{facts['frames']} frames")
     if "duration" in facts:
         parts.append(f"{facts['duration']:.1f} s")
-    if "sample_rate" in facts:
+    if "sample_rate" in facts and not compact:
         parts.append(f"{facts['sample_rate'] / 1000:g} kHz")
-    if "channels" in facts:
+    if "channels" in facts and not compact:
         parts.append(f"{facts['channels']} ch")
     if "pages" in facts:
         parts.append(f"{facts['pages']} page{'s' if facts['pages'] != 1 else ''}")
@@ -141,35 +142,97 @@ def _inspect_one(
     }
 
 
-def _cell(info: dict[str, Any], provider: str) -> str:
-    """``ok 425``, ``fix 410`` or ``no``: a count beside something that cannot be sent misleads."""
+COMPACT_NAMES = {
+    "openai-chat": "oai",
+    "openai-responses": "rsp",
+    "anthropic": "ant",
+    "gemini": "gem",
+    "bedrock": "bed",
+    "mistral": "mis",
+    "ollama": "oll",
+    "cohere": "coh",
+}
+"""Three-letter provider headings for a table that must fit a narrow width (legend on stderr)."""
+
+
+def _cell(info: dict[str, Any], provider: str, compact: bool) -> str:
+    """``ok 425``, ``fix 410`` or ``no``: a count beside something that cannot be sent misleads.
+    ``compact`` gives the mark alone."""
     status = info["providers"][provider]["status"]
     tokens = info["tokens"][provider]
-    if status == "cannot" or tokens is None:
+    if compact or status == "cannot" or tokens is None:
         return _STATUS_MARK[status]
     return f"{_STATUS_MARK[status]} {tokens}"
 
 
-def _table(results: list[dict[str, Any]], providers: Sequence[str]) -> Table:
-    columns = [
-        Column("PATH", elastic=True, minimum=12),
-        Column("TYPE", elastic=True, minimum=10),
-        Column("SIZE", right=True),
-        Column("FACTS", elastic=True, minimum=7),
+def _why(info: dict[str, Any], providers: Sequence[str]) -> str:
+    """Why the ``no`` cells are no, in a few words: each distinct short reason once."""
+    reasons = [
+        short_reason(info["providers"][p]["reason"])
+        for p in providers
+        if info["providers"][p]["status"] == "cannot"
     ]
-    columns.extend(Column(SHORT_NAMES.get(p, p)) for p in providers)
+    return "; ".join(dict.fromkeys(reasons))
+
+
+def _rank(info: dict[str, Any]) -> int:
+    """Media first (images, audio, video), then files some provider takes (PDFs, documents,
+    text), then what no provider takes (archives, broken files)."""
+    if info["kind"] in ("image", "audio", "video"):
+        return 0
+    return 1 if any(v["status"] != "cannot" for v in info["providers"].values()) else 2
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    """``testdata/``: the folder every path is under (said once in the heading, not on every
+    row), or "" when there is none or one row."""
+    if len(paths) < 2 or any(is_url(path) for path in paths):
+        return ""
+    try:
+        common = os.path.commonpath([os.path.dirname(path) for path in paths])
+    except ValueError:  # absolute and relative mixed
+        return ""
+    return common.rstrip(os.sep) + os.sep if common and common != os.sep else ""
+
+
+def _table(results: list[dict[str, Any]], providers: Sequence[str], compact: bool) -> Table:
+    names = COMPACT_NAMES if compact else SHORT_NAMES
+    folder = _common_folder([info["path"] for info in results])
+    columns = [
+        Column(f"PATH in {folder}" if folder else "PATH", elastic=True, minimum=16),
+        Column("TYPE", elastic=True, minimum=8 if compact else 12),
+        Column("SIZE", right=True),
+        Column("FACTS", elastic=True, minimum=9 if compact else 12),
+    ]
+    columns.extend(Column(names.get(p, p)) for p in providers)
+    why = [_why(info, providers) for info in results]
+    if any(why):
+        columns.append(Column("WHY NO", elastic=True, minimum=min(max(map(len, why)), 14)))
     table = Table(columns)
-    for info in results:
-        if "error" in info:
-            continue
+    for info, reason in zip(results, why, strict=True):
+        mime = info["mime_type"]
         cells = [
-            info["path"],
-            info["mime_type"],
+            info["path"][len(folder) :],
+            mime.removeprefix("application/").removeprefix("x-") if compact else mime,
             format_size(info["bytes"]),
-            _describe_facts(info["facts"]),
+            _describe_facts(info["facts"], compact),
         ]
-        table.add(cells + [_cell(info, p) for p in providers])
+        cells += [_cell(info, p, compact) for p in providers]
+        table.add([*cells, reason] if any(why) else cells)
     return table
+
+
+def _fitted_table(
+    results: list[dict[str, Any]], providers: Sequence[str], width: int
+) -> tuple[Table, bool]:
+    """The table with token counts if it fits ``width``, else the compact one (marks only,
+    three-letter provider headings, the type's subtype, facts without sample rate and channels);
+    ``(table, compact)``."""
+    ordered = sorted(results, key=_rank)
+    full = _table(ordered, providers, compact=False)
+    if full.fits(width) or not all(p in COMPACT_NAMES for p in providers):
+        return full, False
+    return _table(ordered, providers, compact=True), True
 
 
 def _details(info: dict[str, Any], providers: Sequence[str]) -> list[str]:
@@ -218,17 +281,23 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 1 if failed else 0
     inspected = [info for info in results if "error" not in info]
+    compact = False
     if inspected:
-        table = _table(inspected, providers)
-        print(table.render(terminal_width(sys.stdout), header=not args.quiet))
+        width = output_width(sys.stdout)
+        table, compact = _fitted_table(inspected, providers, width)
+        print(table.render(width, header=not args.quiet))
     if args.details:
         for info in inspected:
             for line in _details(info, providers):
                 print(line)
     if not args.quiet and (len(items) > 1 or inspected):
+        legend = "numbers: tokens"
+        if compact:
+            shown = ", ".join(f"{COMPACT_NAMES[p]}={p}" for p in providers)
+            legend = f"{shown}; tokens: --json, --provider or a wider terminal"
         print(
             f"{len(inspected)} inspected, {failed} failed "
-            "(ok: taken as is, fix: prepare changes it, no: cannot be sent; numbers: tokens)",
+            f"(ok: taken as is, fix: prepare changes it, no: cannot be sent; {legend})",
             file=sys.stderr,
         )
     return 1 if failed else 0
