@@ -104,9 +104,7 @@ def _pages() -> list[str]:
     return pages
 
 
-def test_no_table_or_code_block_is_wider_than_its_column(
-    site: str, tmp_path: Path
-) -> None:
+def test_no_table_or_code_block_is_wider_than_its_column(site: str, tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra)")
     offenders: dict[str, list[dict[str, Any]]] = {}
     measured = 0
@@ -122,7 +120,8 @@ def test_no_table_or_code_block_is_wider_than_its_column(
             page = browser.new_page()
             for path in _pages():
                 response = page.goto(site + path, wait_until="load")
-                assert response is not None and response.ok, path
+                assert response is not None, path
+                assert response.ok, path
                 found = page.evaluate(_MEASURE)
                 measured += 1
                 if found:
