@@ -6,14 +6,18 @@ previous report) is made here in ``tmp_path``, next to a ``victim`` the run must
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path, PurePosixPath
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mediablocks.cli import main
 from mediablocks.cli._safe_out import OutputFolder
-from mediablocks.cli._wording import ItemError
+from mediablocks.cli._wording import ItemError, for_shell
+from mediablocks.cli.batch import under_root
 
 from .conftest import make_png
 
@@ -197,3 +201,44 @@ def test_prompt_files_inside_the_root_are_read_and_the_root_can_be_named(
     [line] = out.read_bytes().splitlines()
     content = json.loads(line)["body"]["messages"][0]["content"]
     assert [part["type"] for part in content] == ["text", "image_url", "image_url"]
+
+
+# -- properties: whatever the name, nothing outside ---------------------------------------------
+
+_NAME_PARTS = st.sampled_from(["a", "b.png", "..", ".", "", "~", "/", "\\", "c:", "sub", "é"])
+
+
+@given(st.lists(_NAME_PARTS, max_size=6).map("".join))
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_under_root_never_leaves_the_root(tmp_path: Path, name: str) -> None:
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True, exist_ok=True)
+    for file in ("a", "b.png", "sub/a"):
+        (root / file).touch()
+    if not (root / "out").exists():
+        (root / "out").symlink_to(tmp_path, target_is_directory=True)
+    try:
+        found = under_root(root, name)
+    except ItemError:
+        return
+    assert found.is_relative_to(root.resolve())
+
+
+@given(st.lists(_NAME_PARTS, min_size=1, max_size=6).map("".join))
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_output_folder_writes_only_inside(tmp_path: Path, name: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    before = set(tmp_path.iterdir())
+    refused = (ItemError, IsADirectoryError, NotADirectoryError)
+    with OutputFolder(out) as folder, contextlib.suppress(*refused):
+        folder.write(PurePosixPath(name), b"x", replace=True)
+    assert set(tmp_path.iterdir()) == before  # nothing appeared beside --out
+
+
+def test_an_os_error_is_its_reason_not_its_repr() -> None:
+    assert for_shell(PermissionError(13, "Permission denied", "/x/y.png")) == "Permission denied"

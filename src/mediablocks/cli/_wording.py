@@ -57,6 +57,8 @@ def for_shell(exc: BaseException, prepare_hint: str | None = None) -> str:
         return str(exc)
     if isinstance(exc, DoesNotFitError) and exc.problems:
         text = "; ".join(exc.problems)
+    elif isinstance(exc, OSError) and exc.strerror and not isinstance(exc, MediaBlocksError):
+        text = exc.strerror  # the file is named at the start of the line; no errno, no repr
     elif isinstance(exc, (MediaBlocksError, OSError)):
         text = str(exc)
     else:  # a third-party decoder's own exception: its name says more than a bare message
