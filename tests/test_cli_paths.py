@@ -111,8 +111,10 @@ def test_a_forged_previous_report_removes_nothing_outside_out(
     (out / "link").symlink_to(victim)
     (out / "folder").mkdir()
     (out / "linked").symlink_to(tmp_path, target_is_directory=True)
-    listed = ["../victim", str(victim), "link", "folder", "linked/victim", f"{out}/../victim"]
-    forged = {"out": str(out), "files": [{"path": "x", "output": name} for name in listed]}
+    inside = [f"{out}/link", f"{out}/folder", f"{out}/linked/victim", f"{out}/../victim"]
+    listed = ["../victim", str(victim), "mine.txt", *inside]
+    forged = {"out": "/", "files": [{"path": "x", "output": name} for name in listed]}
+    forged["files"] += [{"outputs": 3}, {"outputs": [{"output": 4}]}, "junk"]
     (out / "report.json").write_text(json.dumps(forged))
     assert _prepare(source, out, "--overwrite") == 0
     assert victim.read_bytes() == b"precious"
@@ -121,12 +123,13 @@ def test_a_forged_previous_report_removes_nothing_outside_out(
     replaced = json.loads((out / "report.json").read_text())["replaced"]
     assert replaced["removed"] == []
     assert {entry["output"] for entry in replaced["left"]} == {
-        "../victim",
-        str(victim),
+        "../victim",  # twice in the report (f"{out}/../victim" too), listed once
+        str(victim),  # "out": "/" is not this --out, so this stays outside
+        "mine.txt",
         "link",
         "folder",
         "linked/victim",
-    }  # f"{out}/../victim" is "../victim" once made relative to --out: listed once
+    }
 
 
 @pytest.mark.parametrize("name", ["..", "../x", "/etc/x", "a/../b", ""])

@@ -20,7 +20,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..blocks import Block, TextBlock
 from ..errors import DoesNotFitError
@@ -196,49 +196,73 @@ REPORT_LIMIT = 64 * 1024 * 1024
 """The largest previous ``report.json`` read to learn what a run wrote before."""
 
 
-def _listed_outputs(document: Any, out: Path) -> list[str]:
-    """The output names (relative to --out) a previous report lists, each once, in order."""
-    prefix = PurePosixPath(Path(str(document.get("out") or out)).as_posix())
-    names: dict[str, None] = {}
-    for row in document.get("files") or []:
+def _listed_outputs(document: dict[str, Any], out: Path) -> tuple[list[str], list[str]]:
+    """``(inside, outside)``: the output names a previous report lists, each once, in order;
+    those under --out relative to it, the others as written (never removed).
+
+    The report's own ``out`` is trusted only when it names this same folder, so a forged
+    ``"out": "/"`` cannot turn ``/etc/passwd`` into a name inside --out.
+    """
+    prefixes = [PurePosixPath(out.as_posix())]
+    given = document.get("out")
+    if isinstance(given, str) and given and Path(given).resolve() == out.resolve():
+        prefixes.append(PurePosixPath(Path(given).as_posix()))
+    rows = document.get("files")
+    inside: dict[str, None] = {}
+    outside: dict[str, None] = {}
+    for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict):
             continue
+        parts = row.get("outputs")
         listed = [row.get("output")] + [
-            part.get("output") for part in row.get("outputs") or [] if isinstance(part, dict)
+            part.get("output")
+            for part in (parts if isinstance(parts, list) else [])
+            if isinstance(part, dict)
         ]
         for name in listed:
-            if isinstance(name, str):
-                path = PurePosixPath(Path(name).as_posix())
-                names[
-                    path.relative_to(prefix).as_posix() if path.is_relative_to(prefix) else name
-                ] = None
-    return list(names)
+            if not isinstance(name, str):
+                continue
+            path = PurePosixPath(Path(name).as_posix())
+            under = [path.relative_to(p) for p in prefixes if path.is_relative_to(p)]
+            if under and under[0].parts:
+                inside[under[0].as_posix()] = None
+            else:
+                outside[name] = None
+    return list(inside), list(outside)
 
 
-def _previous_outputs(folder: OutputFolder) -> tuple[list[str], str | None]:
+class _Previous(NamedTuple):
+    """What the report already in --out says the previous run wrote."""
+
+    inside: list[str]
+    outside: list[str]
+    problem: str | None
+
+
+def _previous_outputs(folder: OutputFolder) -> _Previous:
     """What the report already in --out says was written, or why that cannot be known."""
     try:
         data = folder.read(PurePosixPath(REPORT), REPORT_LIMIT)
         if data is None:
-            return [], None
+            return _Previous([], [], None)
         if len(data) > REPORT_LIMIT:
-            return [], f"the previous {REPORT} is over {REPORT_LIMIT} bytes; not read"
+            return _Previous([], [], f"the previous {REPORT} is over {REPORT_LIMIT} bytes")
         document = json.loads(data)
         if not isinstance(document, dict):
-            return [], f"the previous {REPORT} is not a report"
-        return _listed_outputs(document, folder.out), None
+            return _Previous([], [], f"the previous {REPORT} is not a report")
+        return _Previous(*_listed_outputs(document, folder.out), None)
     except (ItemError, ValueError, RecursionError, OSError) as exc:
-        return [], f"the previous {REPORT} cannot be read ({for_shell(exc)})"
+        return _Previous([], [], f"the previous {REPORT} cannot be read ({for_shell(exc)})")
 
 
 def _replace_previous(
-    folder: OutputFolder, previous: list[str], outputs: _Outputs, problem: str | None
+    folder: OutputFolder, previous: _Previous, outputs: _Outputs
 ) -> dict[str, Any]:
     """Remove what the previous run wrote and this one did not write again; the report's
     ``replaced`` entry. Only regular files inside --out are removed."""
     removed: list[str] = []
-    left: list[dict[str, str]] = []
-    for name in previous:
+    left = [{"output": name, "why": "not under --out; left in place"} for name in previous.outside]
+    for name in previous.inside:
         if name in outputs.written:
             continue
         why = folder.remove_file(PurePosixPath(name))
@@ -252,8 +276,8 @@ def _replace_previous(
     }
     if left:
         replaced["left"] = left
-    if problem:
-        replaced["problem"] = problem
+    if previous.problem:
+        replaced["problem"] = previous.problem
     return replaced
 
 
@@ -293,7 +317,7 @@ def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> 
     options |= conversion_options(args)
     if args.optimal:
         options["optimal_size"] = True
-    previous, problem = _previous_outputs(folder) if args.overwrite else ([], None)
+    previous = _previous_outputs(folder) if args.overwrite else _Previous([], [], None)
     outputs = _Outputs(folder, args.overwrite)
     items = list(expand(args.paths))
 
@@ -322,7 +346,7 @@ def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> 
     document: dict[str, Any] = {"provider": provider, "model": args.model, "out": str(folder.out)}
     document["files"] = results
     if args.overwrite:
-        document["replaced"] = _replace_previous(folder, previous, outputs, problem)
+        document["replaced"] = _replace_previous(folder, previous, outputs)
     report = folder.out / REPORT
     try:
         text = json.dumps(document, indent=2) + "\n"
