@@ -102,3 +102,20 @@ def test_batch_errors_name_batch_flags_and_no_python_classes(
         MediaBlocksError("message 0, block 0: TextBlock('hi') is empty; a ThinkingBlock")
     )
     assert text == "the text 'hi' is empty; a thinking block"
+
+
+@pytest.mark.parametrize(
+    ("paths", "folder"),
+    [
+        (["d/a.png", "d/e/b.png"], "d/"),
+        (["./d/a.png", "./d/b.png"], ""),  # as typed: commonpath's "d" is not their prefix
+        (["a.png", "d/b.png"], ""),
+        (["d//a.png", "d//b.png"], ""),
+        (["/x/a.png", "/y/b.png"], ""),
+        (["d/a.png"], ""),
+    ],
+)
+def test_the_shared_folder_is_a_prefix_of_every_row(paths: list[str], folder: str) -> None:
+    from mediablocks.cli.inspect import _common_folder
+
+    assert _common_folder(paths) == folder

@@ -192,7 +192,9 @@ def _common_folder(paths: Sequence[str]) -> str:
         common = os.path.commonpath([os.path.dirname(path) for path in paths])
     except ValueError:  # absolute and relative mixed
         return ""
-    return common.rstrip(os.sep) + os.sep if common and common != os.sep else ""
+    folder = common.rstrip(os.sep) + os.sep if common and common != os.sep else ""
+    typed = all(p.startswith(folder) and not p[len(folder) :].startswith(os.sep) for p in paths)
+    return folder if typed else ""  # as typed: "./d/x" and "d//x" keep their names
 
 
 def _table(results: list[dict[str, Any]], providers: Sequence[str], compact: bool) -> Table:
