@@ -68,6 +68,7 @@ def test_an_empty_folder_is_said_not_silently_nothing(
         (b"[" * 100_000 + b"\n", "line 1: error: "),
         (b'{"prompt": 3}\n', 'an object with a "prompt" string'),
         (b'{"prompt": "x", "files": "a.png"}\n', '"files" must be a list of file names'),
+        (b'{"prompt": "x", "files": 3}\n', '"files" must be a list of file names'),
     ],
 )
 def test_a_bad_prompts_line_is_its_own_error_in_plain_words(
