@@ -144,11 +144,16 @@ class ConversionTimeoutError(ConversionLimitError, TimeoutError):
 class ConversionCrashedError(DecodeError):
     """A native converter (resvg, PDFium, a legacy Office reader...) crashed on the input: its
     worker process died (``signal`` names how, e.g. ``"SIGSEGV"``) and was replaced. The input is
-    treated as unreadable; the message names the block and the limits the worker ran under."""
+    treated as unreadable; the message names the block and the limits the worker ran under, and
+    ``limit`` the one such a crash most often means (``"stack_bytes"`` for SIGSEGV,
+    ``"memory_bytes"`` for SIGABRT), or None."""
 
-    def __init__(self, message: str, *, signal: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, signal: str | None = None, limit: str | None = None
+    ) -> None:
         super().__init__(message)
         self.signal = signal
+        self.limit = limit
 
 
 class SourceError(MediaBlocksError, OSError):

@@ -124,6 +124,11 @@ def _wait_for_input(fd: int) -> bool:
     return bool(ready)
 
 
+def loaded_modules() -> tuple[str, ...]:
+    """The modules imported in this process (a job: the tests check what a worker loads)."""
+    return tuple(sorted(sys.modules))
+
+
 def main() -> None:
     """Serve jobs until the parent closes the pipe (or `IDLE_SECONDS` pass without one)."""
     requests = os.fdopen(os.dup(0), "rb", buffering=0)

@@ -382,11 +382,24 @@ def _gone_error(
             value=limits.stack_bytes,
         )
     how = name or f"exit status {code}"
+    likely = _LIKELY_LIMIT.get(name or "")
+    if likely is not None:
+        shown = describe_size(getattr(limits, likely))
+        how += f", typical of {_LIKELY_CAUSE[likely]}: {likely}={shown}"
     return ConversionCrashedError(
         f"{what}: the {converter} crashed on this input ({how}) in its worker process, which ran "
         f"under {limits.describe()}; the file is crafted, broken or needs more than those limits",
         signal=name,
+        limit=likely,
     )
+
+
+# What a native converter's death by signal most often means under the worker's limits.
+_LIKELY_LIMIT = {"SIGSEGV": "stack_bytes", "SIGABRT": "memory_bytes", "SIGBUS": "memory_bytes"}
+_LIKELY_CAUSE = {
+    "stack_bytes": "a stack overflow from deep nesting",
+    "memory_bytes": "an allocation refused by the memory limit",
+}
 
 
 def _signal_name(code: int | None) -> str | None:

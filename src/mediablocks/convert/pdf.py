@@ -27,7 +27,6 @@ from ._extract import (
     require,
     require_installed,
 )
-from .isolation import run_isolated
 
 __all__ = [
     "DEFAULT_DPI",
@@ -87,6 +86,8 @@ def page_count(data: bytes, what: str = "PDF") -> int:
     """The number of pages of a PDF (`DecodeError` when it cannot be read), counted by PDFium in
     a worker process (`mediablocks.convert.isolation`)."""
     _check_header(data, what)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
     return run_isolated(what, _page_count, data, what, converter=_CONVERTER)
 
 
@@ -161,6 +162,8 @@ def render_document(
     _check_header(data, what)
     side = max_side or _DEFAULT_MAX_SIDE
     args = (data, what, first, max_pages, dpi, side, max_pixels, image_format)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
     return run_isolated(what, _render_document, *args, converter=_CONVERTER)
 
 
@@ -230,6 +233,8 @@ def pdf_text(
     (`mediablocks.convert.isolation`).
     """
     _check_header(data, what)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
     return run_isolated(what, pdf_text_here, data, max_chars, what, max_pages, converter=_CONVERTER)
 
 

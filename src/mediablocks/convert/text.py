@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ..errors import InvalidOptionError, UnsupportedBlockError
 from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText, require_installed
-from .isolation import run_isolated
 from .legacy import LEGACY_TYPES, legacy_text
 from .markup import epub_text
 from .office import ODF_TYPES, OOXML_TYPES, office_text
@@ -124,6 +123,8 @@ def document_text(
         require_installed(extra[0], extra[1], what, extra[2])
     reader = _READERS.get(mime, "document reader")
     args = (data, mime, max_chars, max_pages, charset, what)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
     return run_isolated(what, document_text_here, *args, converter=reader)
 
 
