@@ -17,6 +17,7 @@ run. A worker idle for `IDLE_SECONDS` exits by itself; the parent starts another
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import pickle
 import sys
@@ -78,7 +79,7 @@ def _set_limits(limits: tuple[int | None, float | None, int | None]) -> None:
         soft = hard
     else:
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        soft = int(usage.ru_utime + usage.ru_stime + cpu) + 1
+        soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu)
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
