@@ -232,6 +232,10 @@ def parse_xml(chunks: Iterator[bytes], handler: XmlHandler, what: str, format_na
         raise DecodeError(f"{what}: not a readable {format_name}: XML error: {exc}") from None
     except RecursionError:
         raise DecodeError(f"{what}: not a readable {format_name}: XML nested too deep") from None
+    except LookupError as exc:  # an encoding declaration naming no codec Python has
+        raise DecodeError(
+            f"{what}: not a readable {format_name}: XML in an unknown encoding ({exc})"
+        ) from None
 
 
 def collect_text(sink: TextSink, run: Callable[[], None]) -> bool:

@@ -210,22 +210,26 @@ def _ppt(ole: Any, sink: TextSink, what: str) -> int:
         raise DecodeError(f"{what}: not a readable PPT: no 'PowerPoint Document' stream")
     stream: bytes = ole.openstream("PowerPoint Document").read()
     slides = 0
-    ends: list[tuple[int, int, int]] = []  # open containers: (end, type, instance)
+    # Open containers as (end, is the slide list); ``lists`` counts the slide lists among them,
+    # so each record costs O(1) however deep containers nest (no scan of the open ones).
+    ends: list[tuple[int, bool]] = []
+    lists = 0
     pos = 0
     while pos + 8 <= len(stream):
         while ends and pos >= ends[-1][0]:
-            ends.pop()
+            lists -= ends.pop()[1]
         head, kind, size = struct.unpack_from("<HHI", stream, pos)
         if head & 0x000F == 0x000F:  # a container: step inside, unless it is a master slide
             if kind == _PPT_MAIN_MASTER:
                 pos += 8 + size
             else:
-                ends.append((pos + 8 + size, kind, head >> 4))
+                is_list = kind == _PPT_SLIDE_LIST and head >> 4 == 0
+                ends.append((pos + 8 + size, is_list))
+                lists += is_list
                 pos += 8
             continue
         body = stream[pos + 8 : pos + 8 + size]
-        in_slide_list = any(t == _PPT_SLIDE_LIST and inst == 0 for _, t, inst in ends)
-        if kind == _PPT_SLIDE_PERSIST and in_slide_list:
+        if kind == _PPT_SLIDE_PERSIST and lists:
             slides += 1
             sink.line(f"\n## Slide {slides}")
         elif kind in (_PPT_TEXT_CHARS, _PPT_TEXT_BYTES):
