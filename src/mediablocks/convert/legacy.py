@@ -1,8 +1,8 @@
 """Text from the older document formats people still upload: RTF, Word 97-2003 ``.doc``, Excel
 97-2003 ``.xls`` and PowerPoint 97-2003 ``.ppt``.
 
-- **RTF** with ``striprtf`` (one small, maintained module; control words and groups dropped,
-  ``\\'hh`` and ``\\u`` escapes decoded).
+- **RTF** by the linear reader of `mediablocks.convert.rtf`, with ``striprtf``'s tables of
+  control words (control words and groups dropped, ``\\'hh`` and ``\\u`` escapes decoded).
 - **.xls** with ``xlrd`` (the reference reader for BIFF; it reads ``.xls`` only since 2.0).
 - **.doc** and **.ppt** from their OLE2 streams, opened with ``olefile``: a ``.doc``'s main text
   is the Word *piece table* (the CLX in the table stream, [MS-DOC] 2.9.38) mapping character
@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import DecodeError, UnsupportedBlockError
 from ._extract import ExtractedText, TextFull, TextSink, decoder_errors, require
+from .rtf import rtf_text
 
 __all__ = ["LEGACY_TYPES", "legacy_text"]
 
@@ -75,10 +76,9 @@ def legacy_text(data: bytes, mime: str, max_chars: int, what: str) -> ExtractedT
 def _rtf(data: bytes, sink: TextSink, what: str) -> None:
     if not data.lstrip()[:5] == b"{\\rtf":
         raise DecodeError(f"{what}: not a readable RTF: it does not start with {{\\rtf")
-    module = require("striprtf.striprtf", "office", what, "reading RTF")
+    tables = require("striprtf.striprtf", "office", what, "reading RTF")
     with decoder_errors(what, "RTF"):
-        text: str = module.rtf_to_text(data.decode("latin-1"), errors="replace")
-    sink.write(text)
+        rtf_text(data.decode("latin-1"), sink, tables)
 
 
 # -- XLS ------------------------------------------------------------------------------------------
