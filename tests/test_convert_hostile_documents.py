@@ -185,11 +185,14 @@ def test_ppt_slides_are_counted_inside_the_slide_list_only() -> None:
 @pytest.mark.parametrize(
     "chapter",
     [
-        b"<html><body><p>start</p>" + b"<a" * 8_000 + b"</body></html>",
-        b"<html><body><p>start</p>" + b"</" * 8_000 + b"</body></html>",
+        # html.parser (Python 3.11) takes 9 s on the first, 3 s on the second, 1.8 s on the
+        # third, and raises AssertionError on the fourth; the time grows with the square.
+        b"<html><body><p>start</p>" + b"<a " * 5_000,
+        b"<html><body><p>start</p>" + b"<a x=" * 3_000,
+        b"<html><body><p>start</p>" + b'<a x="' * 2_500,
+        b"<html><body><p>start</p>" + b"<![" * 5_000,
         b"<html><body><p>start</p><!--" + b"<!--x" * 3_000,
-        b"<html><body><p>start</p>" + b'<a href="' * 2_000,
-        b"<html><body><p>start</p>" + b"<![CDATA[" * 2_000,
+        b"<html><body><p>start</p>" + b"</" * 7_500 + b"</body></html>",
     ],
 )
 def test_epub_chapters_are_read_in_one_pass(chapter: bytes) -> None:
