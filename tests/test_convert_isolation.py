@@ -15,6 +15,7 @@ import pytest
 
 import mediablocks as mb
 from mediablocks.convert import isolation
+from mediablocks.convert._extract import TextSink
 from mediablocks.convert._worker import loaded_modules
 from mediablocks.convert.limits import ConversionLimits, current_limits, use_conversion_limits
 from mediablocks.convert.pdf import page_count, pdf_text, render_document
@@ -269,8 +270,10 @@ def test_a_worker_imports_only_what_its_job_needs() -> None:
 
 
 def test_a_reply_that_is_not_plain_data_is_refused() -> None:
-    with pytest.raises(mb.ConversionCrashedError, match="unreadable reply"):
-        isolation.run_isolated("probe", ConversionLimits)
+    # A TextSink is a class of a converter module but no dataclass: not data, refused.
+    with pytest.raises(mb.ConversionCrashedError, match=r"unreadable reply.*not a conversion"):
+        isolation.run_isolated("probe", TextSink, 10)
+    assert isolation.run_isolated("probe", ConversionLimits) == ConversionLimits()
 
 
 def test_isolate_false_runs_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import io
 import os
 import pickle
@@ -70,11 +71,7 @@ _JOBS_PER_WORKER = 500  # then a fresh worker: whatever a converter leaked is re
 
 # -- the reply: data only -------------------------------------------------------------------------
 
-_RESULT_CLASSES = {
-    ("mediablocks.convert._extract", "ExtractedText"),
-    ("mediablocks.convert.pdf", "PageImage"),
-    ("mediablocks.convert.pdf", "RenderedPages"),
-}
+_RESULT_MODULES = "mediablocks.convert."
 _ERRORS: dict[str, type[MediaBlocksError]] = {
     cls.__name__: cls
     for cls in (
@@ -89,10 +86,15 @@ _ERRORS: dict[str, type[MediaBlocksError]] = {
 
 
 class _Unpickler(pickle.Unpickler):
+    """Builtin values, and dataclasses of the converter modules (`PageImage`, `ExtractedText`...);
+    nothing else: no function, no other class, so a reply cannot run code in this process."""
+
     def find_class(self, module: str, name: str) -> Any:
-        if (module, name) not in _RESULT_CLASSES:
-            raise pickle.UnpicklingError(f"{module}.{name} is not a conversion result")
-        return super().find_class(module, name)
+        if module.startswith(_RESULT_MODULES) and "." not in name:
+            found = super().find_class(module, name)
+            if isinstance(found, type) and dataclasses.is_dataclass(found):
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not a conversion result")
 
 
 # -- workers and their pool -----------------------------------------------------------------------
@@ -286,10 +288,12 @@ def run_isolated(
     """``job(*args)`` in a worker process under ``limits`` and a wall-time budget of
     ``time_budget`` seconds (both default to the `use_conversion_limits` scope's).
 
-    ``job`` is a module-level function of a ``mediablocks.convert`` module whose arguments and
-    result pickle. ``what`` (the block) and ``converter`` (``"resvg"``, ``"PDFium"``...) name the
-    culprit in errors: `ConversionCrashedError`, `ConversionLimitError`, `ConversionTimeoutError`,
-    or the `MediaBlocksError` the job raised.
+    ``job`` is a module-level function of a ``mediablocks.convert`` module; its arguments pickle,
+    and its result is built of builtin values and dataclasses of ``mediablocks.convert`` modules
+    (the reply is unpickled with that allow-list). ``what`` (the block) and ``converter``
+    (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the culprit in errors:
+    `ConversionCrashedError`, `ConversionLimitError`, `ConversionTimeoutError`, or the
+    `MediaBlocksError` the job raised.
     """
     scope_limits, scope_budget = current_limits()
     limits = limits or scope_limits
