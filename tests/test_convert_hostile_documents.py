@@ -347,3 +347,23 @@ def test_hostile_svgs_give_a_png_or_a_mediablocks_error(
         assert str(outcome).startswith("drawing.svg: ")
     else:
         assert outcome.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_a_reader_past_the_memory_limit_is_a_limit_error_naming_it() -> None:
+    # About 590 million characters of text asked for: far past 128 MiB of address space.
+    row = (
+        b'<table:table-row table:number-rows-repeated="1000"><table:table-cell '
+        b'table:number-columns-repeated="16384"><text:p>xxxxxxxx</text:p></table:table-cell>'
+        b"</table:table-row>"
+    )
+    data = odf(b'<table:table table:name="T">' + row * 4 + b"</table:table>")
+    with (
+        use_conversion_limits(ConversionLimits(memory_bytes=128 << 20), BUDGET),
+        pytest.raises(mb.ConversionLimitError) as caught,
+    ):
+        document_text(data, ODS, max_chars=10**9, what="big.ods")
+    assert caught.value.limit == "memory_bytes"
+    assert str(caught.value) == (
+        "big.ods: the Office reader went past the conversion limit memory_bytes=128 MiB"
+    )
+    assert read_text(data, ODS, max_chars=1000).truncated  # the same file, within its budget

@@ -340,3 +340,12 @@ def test_none_lifts_a_limit_and_scopes_nest() -> None:
         with use_conversion_limits(ConversionLimits(), 2):
             assert current_limits() == (ConversionLimits(), 2)
     assert current_limits() == (ConversionLimits(), None)
+
+
+def test_a_worker_that_cannot_start_is_a_library_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    isolation.shutdown_workers()
+    monkeypatch.setattr(isolation.sys, "executable", "/nonexistent/python")
+    with pytest.raises(mb.ConversionCrashedError, match=r"^a\.svg: no worker process could"):
+        rasterise_svg(SMALL_SVG, 512, None, "a.svg")
+    monkeypatch.undo()
+    assert rasterise_svg(SMALL_SVG, 512, None, "a.svg").startswith(b"\x89PNG")

@@ -311,7 +311,13 @@ def run_isolated(
     )
     pool = _the_pool()
     for attempt in range(2):
-        worker = pool.acquire()
+        try:
+            worker = pool.acquire()
+        except OSError as exc:  # no interpreter to start (an embedded Python), no processes left
+            raise ConversionCrashedError(
+                f"{what}: no worker process could be started for the {converter} ({exc}); "
+                "ConversionLimits(isolate=False) converts in this process, for trusted input"
+            ) from None
         try:
             reply = worker.call(request, budget)
         except _WorkerGone as gone:
