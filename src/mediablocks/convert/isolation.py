@@ -72,6 +72,7 @@ _JOBS_PER_WORKER = 500  # then a fresh worker: whatever a converter leaked is re
 # -- the reply: data only -------------------------------------------------------------------------
 
 _RESULT_MODULES = "mediablocks.convert."
+_RESULT_EXTRAS = {("mediablocks.changes", "Change"), ("fractions", "Fraction")}
 _ERRORS: dict[str, type[MediaBlocksError]] = {
     cls.__name__: cls
     for cls in (
@@ -86,10 +87,13 @@ _ERRORS: dict[str, type[MediaBlocksError]] = {
 
 
 class _Unpickler(pickle.Unpickler):
-    """Builtin values, and dataclasses of the converter modules (`PageImage`, `ExtractedText`...);
-    nothing else: no function, no other class, so a reply cannot run code in this process."""
+    """Builtin values, dataclasses of the converter modules (`PageImage`, `ExtractedText`...),
+    `Change` and `Fraction`; nothing else (no function, no other class), so a reply cannot run
+    code in this process."""
 
     def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _RESULT_EXTRAS:
+            return super().find_class(module, name)
         if module.startswith(_RESULT_MODULES) and "." not in name:
             found = super().find_class(module, name)
             if isinstance(found, type) and dataclasses.is_dataclass(found):
