@@ -349,3 +349,24 @@ def test_a_worker_that_cannot_start_is_a_library_error(monkeypatch: pytest.Monke
         rasterise_svg(SMALL_SVG, 512, None, "a.svg")
     monkeypatch.undo()
     assert rasterise_svg(SMALL_SVG, 512, None, "a.svg").startswith(b"\x89PNG")
+
+
+def test_replies_may_carry_changes_and_fractions_and_nothing_callable() -> None:
+    import pickle
+    from fractions import Fraction
+
+    from mediablocks.changes import Change
+
+    reply = pickle.dumps(("ok", (Change("converted", "x"), Fraction(1, 3))))
+    limits = ConversionLimits()
+    assert isolation._result(reply, "a", "c", limits) == (Change("converted", "x"), Fraction(1, 3))
+    for hostile in (os.system, _outside_the_allow_list()):
+        with pytest.raises(mb.ConversionCrashedError, match="not a conversion result"):
+            isolation._result(pickle.dumps(("ok", hostile)), "a", "c", limits)
+
+
+def _outside_the_allow_list() -> object:
+    """A class outside the allow-list (a real one: pickling refers to it by name)."""
+    import collections
+
+    return collections.OrderedDict(a=1)
