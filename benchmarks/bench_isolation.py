@@ -4,6 +4,7 @@
    worker pool (`mediablocks.convert.isolation`, the default) against the same call in this
    process (``ConversionLimits(isolate=False)``), interleaved rounds, median; the ratio and the
    added milliseconds per file, and a no-op job's round trip.
+   Then three cases back to back, where the worker stays scheduled (the pure round trip).
 2. **Start cost**: the first conversion after `shutdown_workers` (a new worker: interpreter,
    converter modules), against `multiprocessing`'s ``spawn`` and ``forkserver`` starting a
    process and returning one result (what a pool built on them would pay instead).
@@ -112,6 +113,26 @@ def overhead(rounds: int) -> None:
         print(f"| {name} | {here:.2f} | {there:.2f} | {there - here:+.2f} | {there / here:.2f}x |")
     print(f"\nmedian added per conversion: {statistics.median(added[1:]):.2f} ms")
     print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
+def back_to_back(count: int = 50) -> None:
+    """The same file converted ``count`` times in a row: the worker stays scheduled, so the
+    difference is the round trip itself (a loaded machine adds wake-up latency to the above)."""
+    print(f"\n## Back to back ({count} conversions in a row, median)\n")
+    print("| case | in-process ms | isolated ms | added ms |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, isolated, local in cases()[:3]:
+        spent = {}
+        for kind, call in (("in", local), ("iso", isolated), ("in2", local), ("iso2", isolated)):
+            runs = []
+            for _ in range(count):
+                start = time.perf_counter()
+                call()
+                runs.append(time.perf_counter() - start)
+            spent[kind] = statistics.median(runs) * 1000
+        here = min(spent["in"], spent["in2"])
+        there = min(spent["iso"], spent["iso2"])
+        print(f"| {name} | {here:.2f} | {there:.2f} | {there - here:+.2f} |")
 
 
 def _noop() -> int:
@@ -261,6 +282,7 @@ def main() -> None:
         run_one_bomb(args.one, args.budget, args.memory)
         return
     overhead(args.rounds)
+    back_to_back()
     start_cost(max(3, args.rounds // 2))
     if not args.skip_bombs:
         bombs(args.budget, args.memory)
