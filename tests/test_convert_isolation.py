@@ -333,13 +333,15 @@ def test_prepare_refuses_limits_that_are_not_conversion_limits() -> None:
 def test_none_lifts_a_limit_and_scopes_nest() -> None:
     lifted = ConversionLimits(memory_bytes=None, cpu_seconds=None, stack_bytes=None)
     assert lifted.describe() == "memory_bytes=none, cpu_seconds=none, stack_bytes=none"
-    assert current_limits() == (ConversionLimits(), None)
+    assert current_limits() == (ConversionLimits(), 120.0)
     with use_conversion_limits(lifted, 5):
-        with use_conversion_limits(None, None):
+        with use_conversion_limits():
             assert current_limits() == (lifted, 5)
+        with use_conversion_limits(None, None):  # None: no wall-time budget at all
+            assert current_limits() == (lifted, None)
         with use_conversion_limits(ConversionLimits(), 2):
             assert current_limits() == (ConversionLimits(), 2)
-    assert current_limits() == (ConversionLimits(), None)
+    assert current_limits() == (ConversionLimits(), 120.0)
 
 
 def test_a_worker_that_cannot_start_is_a_library_error(monkeypatch: pytest.MonkeyPatch) -> None:

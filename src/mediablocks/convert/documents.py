@@ -32,7 +32,7 @@ from ..errors import DoesNotFitError, InvalidOptionError
 from ..limits import ProviderLimits
 from ..media import ImageBlock, MediaBlock
 from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText
-from .limits import ConversionLimits, use_conversion_limits
+from .limits import KEEP, ConversionLimits, Keep, use_conversion_limits
 from .pdf import DEFAULT_MAX_PAGES, page_count, render_document
 from .text import PDF, _is_text_like, _is_utf8, decode_text, document_text, text_convertible
 
@@ -98,7 +98,7 @@ def convert_document(
     max_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate: bool = True,
     conversion_limits: ConversionLimits | None = None,
-    time_budget: float | None = None,
+    time_budget: float | Keep | None = KEEP,
 ) -> ConvertedDocument | None:
     """The blocks to send instead of document ``block`` (bytes ``data``) to ``limits.provider``.
 
@@ -107,8 +107,8 @@ def convert_document(
     document and ``truncate`` is False; `UnsupportedBlockError` when no converter reads the type
     (or its extra is missing); `DecodeError` for a broken file; `ConversionCrashedError` or
     `ConversionLimitError` when reading it crashes its reader or goes past
-    ``conversion_limits`` or the ``time_budget`` (seconds of wall time for the conversion).
-    None for either: the `use_conversion_limits` scope's.
+    ``conversion_limits`` or the ``time_budget`` (seconds of wall time for the conversion;
+    ``None``: none). By default both are the `use_conversion_limits` scope's.
     """
     with use_conversion_limits(conversion_limits, time_budget):
         return _convert(block, data, limits, strategy, image_count, max_pages, max_chars, truncate)

@@ -56,7 +56,7 @@ from ..errors import (
     UnsupportedBlockError,
 )
 from ._worker import read_message, write_message
-from .limits import ConversionLimits, current_limits, describe_size
+from .limits import KEEP, ConversionLimits, Keep, current_limits, describe_size
 
 __all__ = ["MAX_WORKERS", "run_isolated", "shutdown_workers"]
 
@@ -286,11 +286,12 @@ def run_isolated(
     job: Callable[..., T],
     *args: Any,
     limits: ConversionLimits | None = None,
-    time_budget: float | None = None,
+    time_budget: float | Keep | None = KEEP,
     converter: str = "converter",
 ) -> T:
     """``job(*args)`` in a worker process under ``limits`` and a wall-time budget of
-    ``time_budget`` seconds (both default to the `use_conversion_limits` scope's).
+    ``time_budget`` seconds (``None``: none; both default to the `use_conversion_limits`
+    scope's).
 
     ``job`` is a module-level function of a ``mediablocks.convert`` module; its arguments pickle,
     and its result is built of builtin values and dataclasses of ``mediablocks.convert`` modules
@@ -301,7 +302,7 @@ def run_isolated(
     """
     scope_limits, scope_budget = current_limits()
     limits = limits or scope_limits
-    budget = time_budget if time_budget is not None else scope_budget
+    budget = scope_budget if isinstance(time_budget, Keep) else time_budget
     if not limits.isolate:
         return job(*args)
     request = pickle.dumps(

@@ -8,6 +8,7 @@ loads only this small module; the pool and `subprocess` load with the first conv
 from __future__ import annotations
 
 import contextlib
+import enum
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ __all__ = [
     "DEFAULT_CPU_SECONDS",
     "DEFAULT_MEMORY_BYTES",
     "DEFAULT_STACK_BYTES",
+    "DEFAULT_TIME_BUDGET",
+    "KEEP",
     "ConversionLimits",
     "current_limits",
     "describe_size",
@@ -30,6 +33,9 @@ DEFAULT_MEMORY_BYTES = 1 << 30
 
 DEFAULT_CPU_SECONDS = 60.0
 """CPU seconds one conversion may use."""
+
+DEFAULT_TIME_BUDGET = 120.0
+"""Seconds of wall time one conversion may take outside any scope (`prepare`'s default too)."""
 
 DEFAULT_STACK_BYTES = 8 << 20
 """Stack of a worker (8 MiB, Linux's usual default): deep nesting ends in a crash, not a hang."""
@@ -98,26 +104,37 @@ _scope: ContextVar[tuple[ConversionLimits, float | None] | None] = ContextVar(
 
 def current_limits() -> tuple[ConversionLimits, float | None]:
     """``(limits, time_budget)`` of the current `use_conversion_limits` scope, else the defaults
-    (and no wall-time budget beyond the CPU limit)."""
-    return _scope.get() or (_DEFAULT, None)
+    and `DEFAULT_TIME_BUDGET`."""
+    return _scope.get() or (_DEFAULT, DEFAULT_TIME_BUDGET)
+
+
+class Keep(enum.Enum):
+    """`KEEP`: a `use_conversion_limits` argument that keeps the enclosing scope's value."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
 
 
 @contextlib.contextmanager
 def use_conversion_limits(
-    limits: ConversionLimits | None, time_budget: float | None = None
+    limits: ConversionLimits | None = None, time_budget: float | Keep | None = KEEP
 ) -> Iterator[ConversionLimits]:
-    """Make ``limits`` and ``time_budget`` (seconds of wall time per conversion) apply to every
-    conversion inside the ``with`` block (`prepare` does this); ``None`` keeps the enclosing
-    scope's value (outside any scope: the default limits and no wall-time budget)."""
+    """Make ``limits`` and ``time_budget`` (seconds of wall time per conversion; ``None``: no
+    wall-time budget) apply to every conversion inside the ``with`` block (`prepare` does this).
+    ``limits=None`` and ``time_budget=KEEP`` keep the enclosing scope's (outside any scope: the
+    default limits and `DEFAULT_TIME_BUDGET`)."""
     if limits is not None and not isinstance(limits, ConversionLimits):
         raise InvalidOptionError(
             f"conversion limits must be a ConversionLimits, not a {type(limits).__name__}"
         )
-    if time_budget is not None:
+    if time_budget is not None and time_budget is not KEEP:
         check_seconds("use_conversion_limits", "time_budget", time_budget)
     outer_limits, outer_budget = current_limits()
     chosen = limits or outer_limits
-    token = _scope.set((chosen, outer_budget if time_budget is None else time_budget))
+    budget = outer_budget if isinstance(time_budget, Keep) else time_budget
+    token = _scope.set((chosen, budget))
     try:
         yield chosen
     finally:
