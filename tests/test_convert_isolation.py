@@ -372,3 +372,17 @@ def _outside_the_allow_list() -> object:
     import collections
 
     return collections.OrderedDict(a=1)
+
+
+def test_conversions_from_asyncio_tasks_run_side_by_side() -> None:
+    import asyncio
+
+    async def main() -> list[bytes]:
+        calls = [
+            asyncio.to_thread(rasterise_svg, SMALL_SVG, 512, None, f"{n}.svg") for n in range(4)
+        ]
+        return list(await asyncio.gather(*calls))
+
+    pngs = asyncio.run(main())
+    assert len(set(pngs)) == 1
+    assert pngs[0].startswith(b"\x89PNG")
