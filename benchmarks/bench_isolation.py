@@ -37,6 +37,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(1, str(ROOT))  # the reader bombs are built by the tests' helpers
 
 from mediablocks.convert import isolation  # noqa: E402
 from mediablocks.convert._extract import ExtractedText  # noqa: E402
@@ -223,10 +224,27 @@ def bomb(name: str) -> tuple[bytes, str]:
             checksum = zlib.adler32(block, checksum)
         packed = head + again * 1535 + compressor.flush()[:-4] + checksum.to_bytes(4, "big")
         return _pdf(_page(_stream(b"/Filter /FlateDecode", packed))), "application/pdf"
+    from tests.test_convert_hostile_documents import EPUB, ODS, XLSX, epub, odf, xlsx
+
+    if name == "xlsx-column-xfd":
+        return xlsx(b'<row><c r="XFD1"/></row>' * 40_000), XLSX
+    if name == "ods-repeated-columns":
+        row = b'<table:table-row><table:table-cell table:number-columns-repeated="16384"/>'
+        return odf(
+            b"<table:table>" + (row + b"</table:table-row>") * 9_000 + b"</table:table>"
+        ), ODS
+    if name == "epub-unclosed-tags":
+        return epub(b"<html><body><p>start</p>" + b"<a " * 5_000), EPUB
+    if name == "rtf-hyperlink-fields":
+        return (
+            b"{\\rtf1\\ansi " + b'{\\field{\\*\\fldinst{HYPERLINK "x" ' * 2_500 + b"}",
+            "text/rtf",
+        )
     raise ValueError(name)
 
 
 BOMBS = ["svg-nested-groups", "svg-turbulence", "pdf-xobject-fanout", "pdf-inflate-1.5GiB"]
+BOMBS += ["xlsx-column-xfd", "ods-repeated-columns", "epub-unclosed-tags", "rtf-hyperlink-fields"]
 
 
 def run_one_bomb(name: str, budget: float, memory: int) -> None:
@@ -239,8 +257,10 @@ def run_one_bomb(name: str, budget: float, memory: int) -> None:
         with use_conversion_limits(limits, budget):
             if mime == "image/svg+xml":
                 rasterise_svg(data, 2048, None, name)
-            else:
+            elif mime == "application/pdf":
                 render_document(data, what=name, max_pages=1)
+            else:
+                outcome = f"read: {len(document_text(data, mime, what=name).text):,} characters"
     except Exception as exc:
         outcome = f"{type(exc).__name__}: {str(exc)[len(name) + 2 :][:90]}"
     spent = time.perf_counter() - start
