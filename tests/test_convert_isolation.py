@@ -386,3 +386,11 @@ def test_conversions_from_asyncio_tasks_run_side_by_side() -> None:
     pngs = asyncio.run(main())
     assert len(set(pngs)) == 1
     assert pngs[0].startswith(b"\x89PNG")
+
+
+def test_keyword_arguments_reach_the_job() -> None:
+    from mediablocks.convert._extract import ExtractedText
+
+    keywords = {"truncated": True, "pages": 3}
+    done = isolation.run_isolated("probe", ExtractedText, "t", "s", keywords=keywords)
+    assert done == ExtractedText("t", "s", truncated=True, pages=3)

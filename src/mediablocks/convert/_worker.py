@@ -3,7 +3,7 @@
 A worker is ``python -c`` with a three-line bootstrap that registers ``mediablocks`` as a bare
 package (its ``__init__`` with pydantic and httpx is not run: a worker needs only the converter
 modules) and calls `main`. It then reads jobs from the parent, one at a time, each framed as an
-8-byte length and a pickle: ``(module, function, args, limits)``. Before each job it sets the
+8-byte length and a pickle: ``(module, function, args, keywords, limits)``. Before each job it sets the
 resource limits (address space, CPU seconds past what it has used, stack); after it, it lifts
 them again so that writing the reply cannot fail. The reply is ``("ok", result)``,
 ``("error", error class name, message)`` or ``("limit", limit name, message)``.
@@ -90,14 +90,14 @@ def _lift_limits() -> None:
 
 
 def _run(request: bytes) -> tuple[Any, ...]:
-    module_name, function, args, limits = pickle.loads(request)
+    module_name, function, args, keywords, limits = pickle.loads(request)
     if not module_name.startswith(MODULE_PREFIX):
         return ("error", "DecodeError", f"refused job module {module_name!r}")
     job = getattr(importlib.import_module(module_name), function)
     errors = importlib.import_module("mediablocks.errors")
     _set_limits(limits)
     try:
-        return ("ok", job(*args))
+        return ("ok", job(*args, **keywords))
     except errors.ConversionLimitError as exc:
         return ("limit", exc.limit or "", str(exc))
     except errors.MediaBlocksError as exc:

@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import IO, Any, TypeVar
 
 from ..errors import (
@@ -288,14 +288,15 @@ def run_isolated(
     limits: ConversionLimits | None = None,
     time_budget: float | Keep | None = KEEP,
     converter: str = "converter",
+    keywords: Mapping[str, Any] | None = None,
 ) -> T:
-    """``job(*args)`` in a worker process under ``limits`` and a wall-time budget of
+    """``job(*args, **keywords)`` in a worker process under ``limits`` and a wall-time budget of
     ``time_budget`` seconds (``None``: none; both default to the `use_conversion_limits`
     scope's).
 
-    ``job`` is a module-level function of a ``mediablocks.convert`` module; its arguments pickle,
-    and its result is built of builtin values and dataclasses of ``mediablocks.convert`` modules
-    (the reply is unpickled with that allow-list). ``what`` (the block) and ``converter``
+    ``job`` is a module-level function of a ``mediablocks.convert`` module whose arguments
+    pickle; its result is built of builtin values, `Change`, `Fraction` and dataclasses of
+    ``mediablocks.convert`` modules (the reply is unpickled with that allow-list). ``what`` (the block) and ``converter``
     (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the culprit in errors:
     `ConversionCrashedError`, `ConversionLimitError`, `ConversionTimeoutError`, or the
     `MediaBlocksError` the job raised.
@@ -303,13 +304,15 @@ def run_isolated(
     scope_limits, scope_budget = current_limits()
     limits = limits or scope_limits
     budget = scope_budget if isinstance(time_budget, Keep) else time_budget
+    named = dict(keywords or {})
     if not limits.isolate:
-        return job(*args)
+        return job(*args, **named)
     request = pickle.dumps(
         (
             job.__module__,
             job.__name__,
             args,
+            named,
             (limits.memory_bytes, limits.cpu_seconds, limits.stack_bytes),
         ),
         protocol=pickle.HIGHEST_PROTOCOL,
