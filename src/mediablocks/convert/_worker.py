@@ -3,9 +3,9 @@
 A worker is ``python -c`` with a three-line bootstrap that registers ``mediablocks`` as a bare
 package (its ``__init__`` with pydantic and httpx is not run: a worker needs only the converter
 modules) and calls `main`. It then reads jobs from the parent, one at a time, each framed as an
-8-byte length and a pickle: ``(module, function, args, keywords, limits)``. Before each job it sets the
-resource limits (address space, CPU seconds past what it has used, stack); after it, it lifts
-them again so that writing the reply cannot fail. The reply is ``("ok", result)``,
+8-byte length and a pickle: ``(module, function, args, keywords, limits)``. Before each job it
+sets the resource limits (address space, CPU seconds past what it has used, stack); after it,
+it lifts them again so that writing the reply cannot fail. The reply is ``("ok", result)``,
 ``("error", error class name, message)`` or ``("limit", limit name, message)``.
 
 Native code can write to file descriptors 1 and 2 at will, so the protocol runs over duplicates

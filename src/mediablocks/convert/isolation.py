@@ -296,8 +296,9 @@ def run_isolated(
 
     ``job`` is a module-level function of a ``mediablocks.convert`` module whose arguments
     pickle; its result is built of builtin values, `Change`, `Fraction` and dataclasses of
-    ``mediablocks.convert`` modules (the reply is unpickled with that allow-list). ``what`` (the block) and ``converter``
-    (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the culprit in errors:
+    ``mediablocks.convert`` modules (the reply is unpickled with that allow-list). ``what``
+    (the block) and ``converter`` (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the
+    culprit in errors:
     `ConversionCrashedError`, `ConversionLimitError`, `ConversionTimeoutError`, or the
     `MediaBlocksError` the job raised.
     """
