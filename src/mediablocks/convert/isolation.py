@@ -165,10 +165,10 @@ class _Worker:
         finally:
             if timer is not None:
                 timer.cancel()
-        if reply is None or self.expired:
+        if reply is None:
             self.kill()
             raise _WorkerGone(self.process.returncode, self.expired, self._stderr_tail())
-        return reply
+        return reply  # (if the timer fired just after the reply, the killed worker is replaced)
 
     def _expire(self) -> None:
         self.expired = True
