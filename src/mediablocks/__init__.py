@@ -16,9 +16,13 @@ from .blocks import (
     ToolResultBlock,
     parse_block,
 )
+from .convert.limits import ConversionLimits
 from .datauri import DataURI, parse_data_uri
 from .errors import (
     BlockedURLError,
+    ConversionCrashedError,
+    ConversionLimitError,
+    ConversionTimeoutError,
     DecodeError,
     DoesNotFitError,
     DownloadTooLargeError,
@@ -110,6 +114,10 @@ __all__ = [
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
     "ContentBlock",
+    "ConversionCrashedError",
+    "ConversionLimitError",
+    "ConversionLimits",
+    "ConversionTimeoutError",
     "CustomMessage",
     "DataURI",
     "DecodeError",

@@ -19,6 +19,10 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     │                                            or one with no end (a device, a FIFO)
     ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
     ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
+    ├── ConversionLimitError (ValueError)    a converter went past a ConversionLimits limit
+    │   └── ConversionTimeoutError (+TimeoutError)  past its CPU seconds or wall-time budget
+    ├── ConversionCrashedError (DecodeError) a native converter died on the input (its worker
+    │                                        process did; the caller's process lives)
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
     │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
     ├── FetchError (OSError)                 a URL could not be fetched
@@ -34,6 +38,9 @@ from __future__ import annotations
 
 __all__ = [
     "BlockedURLError",
+    "ConversionCrashedError",
+    "ConversionLimitError",
+    "ConversionTimeoutError",
     "DecodeError",
     "DoesNotFitError",
     "DownloadTooLargeError",
@@ -115,6 +122,38 @@ class InvalidSourceError(MediaBlocksError, ValueError):
 
 class InvalidOptionError(MediaBlocksError, ValueError):
     """An option, policy setting or `encode_json` field with a value mediablocks does not accept."""
+
+
+class ConversionLimitError(MediaBlocksError, ValueError):
+    """A conversion went past one of its limits (`ConversionLimits`: memory, CPU seconds, stack;
+    or the wall-time budget). ``limit`` names it (``"memory_bytes"``, ``"cpu_seconds"``,
+    ``"stack_bytes"``, ``"time_budget"``) and ``value`` is the limit that was in force."""
+
+    def __init__(
+        self, message: str, *, limit: str | None = None, value: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.value = value
+
+
+class ConversionTimeoutError(ConversionLimitError, TimeoutError):
+    """A conversion used more CPU seconds or wall time than its limit; its worker was stopped."""
+
+
+class ConversionCrashedError(DecodeError):
+    """A native converter (resvg, PDFium, a legacy Office reader...) crashed on the input: its
+    worker process died (``signal`` names how, e.g. ``"SIGSEGV"``) and was replaced. The input is
+    treated as unreadable; the message names the block and the limits the worker ran under, and
+    ``limit`` the one such a crash most often means (``"stack_bytes"`` for SIGSEGV,
+    ``"memory_bytes"`` for SIGABRT), or None."""
+
+    def __init__(
+        self, message: str, *, signal: str | None = None, limit: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.signal = signal
+        self.limit = limit
 
 
 class SourceError(MediaBlocksError, OSError):

@@ -9,6 +9,7 @@ or a plausible compression ratio (a ZIP bomb); extracted text stops at ``max_cha
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ __all__ = [
     "decoder_errors",
     "parse_xml",
     "require",
+    "require_installed",
 ]
 
 DEFAULT_MAX_TEXT_CHARS = 100_000
@@ -105,6 +107,18 @@ def require(module: str, extra: str, what: str, purpose: str) -> ModuleType:
         raise UnsupportedBlockError(
             f"{what}: {purpose} needs {module}: pip install 'mediablocks[{extra}]'"
         ) from None
+
+
+def require_installed(module: str, extra: str, what: str, purpose: str) -> None:
+    """Like `require`, without importing: the worker process imports it (`isolation`)."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UnsupportedBlockError(
+            f"{what}: {purpose} needs {module}: pip install 'mediablocks[{extra}]'"
+        )
 
 
 @contextmanager
@@ -218,6 +232,10 @@ def parse_xml(chunks: Iterator[bytes], handler: XmlHandler, what: str, format_na
         raise DecodeError(f"{what}: not a readable {format_name}: XML error: {exc}") from None
     except RecursionError:
         raise DecodeError(f"{what}: not a readable {format_name}: XML nested too deep") from None
+    except LookupError as exc:  # an encoding declaration naming no codec Python has
+        raise DecodeError(
+            f"{what}: not a readable {format_name}: XML in an unknown encoding ({exc})"
+        ) from None
 
 
 def collect_text(sink: TextSink, run: Callable[[], None]) -> bool:

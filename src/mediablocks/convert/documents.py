@@ -2,11 +2,12 @@
 
 Two layers:
 
-- `document_text` turns any supported document into text (an `ExtractedText`): PDF (its text
-  layer, pypdfium2), DOCX/XLSX/PPTX and ODT/ODS/ODP (`office`, standard library), RTF and legacy
-  ``.doc``/``.xls``/``.ppt`` (`legacy`), EPUB (`markup`), and text-like files (plain text,
-  markdown, CSV/TSV, JSON, HTML, XML...: decoded with their byte-order mark, UTF-8, UTF-16 or
-  cp1252, in that order).
+- `document_text` (`mediablocks.convert.text`) turns any supported document into text (an
+  `ExtractedText`): PDF (its text layer, pypdfium2), DOCX/XLSX/PPTX and ODT/ODS/ODP (`office`,
+  standard library), RTF and legacy ``.doc``/``.xls``/``.ppt`` (`legacy`), EPUB (`markup`), and
+  text-like files (plain text, markdown, CSV/TSV, JSON, HTML, XML...: decoded with their
+  byte-order mark, UTF-8, UTF-16 or cp1252, in that order). Every reader but the text decoding
+  runs in a worker process under the conversion limits (`mediablocks.convert.isolation`).
 - `convert_document` decides, for one block and one provider, what to send instead under a
   strategy (``"convert"``, ``"pages"``, ``"text"``, ``"raise"``: see `DocumentStrategy`) and budgets
   (pages, characters), and returns the blocks that take its place with every change described.
@@ -27,14 +28,13 @@ from typing import Literal
 
 from ..blocks import TextBlock
 from ..changes import Change
-from ..errors import DoesNotFitError, InvalidOptionError, UnsupportedBlockError
+from ..errors import DoesNotFitError, InvalidOptionError
 from ..limits import ProviderLimits
 from ..media import ImageBlock, MediaBlock
 from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText
-from .legacy import LEGACY_TYPES, legacy_text
-from .markup import epub_text
-from .office import ODF_TYPES, OOXML_TYPES, office_text
-from .pdf import DEFAULT_MAX_PAGES, page_count, pdf_text, render_pages
+from .limits import KEEP, ConversionLimits, Keep, use_conversion_limits
+from .pdf import DEFAULT_MAX_PAGES, page_count, render_document
+from .text import PDF, _is_text_like, _is_utf8, decode_text, document_text, text_convertible
 
 __all__ = [
     "DEFAULT_MAX_PAGES",
@@ -60,105 +60,6 @@ DocumentStrategy = Literal["convert", "pages", "text", "raise"]
 """
 
 DOCUMENT_STRATEGIES: tuple[str, ...] = ("convert", "pages", "text", "raise")
-
-PDF = "application/pdf"
-EPUB = "application/epub+zip"
-TEXT_TYPES = frozenset(
-    {
-        "application/json",
-        "application/ld+json",
-        "application/x-ndjson",
-        "application/xml",
-        "application/xhtml+xml",
-        "application/yaml",
-        "application/x-yaml",
-        "application/toml",
-        "application/javascript",
-        "application/sql",
-    }
-)
-_TEXT_NAMES = {"text/csv": "CSV", "text/tab-separated-values": "TSV", "text/html": "HTML"}
-
-
-def _is_text_like(mime: str) -> bool:
-    return (mime.startswith("text/") and mime not in ("text/rtf",)) or mime in TEXT_TYPES
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def text_convertible(mime: str) -> bool:
-    """True when `document_text` can read this type."""
-    return (
-        mime in (PDF, EPUB)
-        or mime in OOXML_TYPES
-        or mime in ODF_TYPES
-        or mime in LEGACY_TYPES
-        or _is_text_like(mime)
-    )
-
-
-def decode_text(data: bytes, charset: str | None = None) -> tuple[str, str]:
-    """``(text, encoding used)``: ``charset`` when given and valid, else by byte-order mark,
-    else UTF-8, else UTF-16 without a mark (NUL bytes in every other position), else cp1252."""
-    boms = (
-        (b"\xef\xbb\xbf", "utf-8-sig"),
-        (b"\xff\xfe\x00\x00", "utf-32"),
-        (b"\x00\x00\xfe\xff", "utf-32"),
-        (b"\xff\xfe", "utf-16"),
-        (b"\xfe\xff", "utf-16"),
-    )
-    candidates = [charset] if charset else []
-    candidates += [codec for bom, codec in boms if data.startswith(bom)][:1]
-    sample = data[:512]
-    if len(sample) >= 4 and sample[1::2].count(0) * 2 >= len(sample) // 2 > 0:
-        candidates.append("utf-16-le")
-    elif len(sample) >= 4 and sample[0::2].count(0) * 2 >= len(sample) // 2 > 0:
-        candidates.append("utf-16-be")
-    candidates.append("utf-8")
-    for codec in candidates:
-        try:
-            return data.decode(codec), codec
-        except (UnicodeDecodeError, LookupError):
-            continue
-    return data.decode("cp1252", "replace"), "cp1252"
-
-
-def document_text(
-    data: bytes,
-    mime: str,
-    *,
-    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
-    max_pages: int | None = None,
-    charset: str | None = None,
-    what: str = "document",
-) -> ExtractedText:
-    """The text of a document of type ``mime``, at most ``max_chars`` characters.
-
-    Raises `UnsupportedBlockError` for a type with no text reader (or a missing extra) and
-    `DecodeError` (naming ``what``) for a file that cannot be read.
-    """
-    if max_chars < 1:
-        raise InvalidOptionError(f"max_chars must be at least 1, not {max_chars}")
-    if mime == PDF:
-        return pdf_text(data, max_chars, what, max_pages)
-    if mime in OOXML_TYPES or mime in ODF_TYPES:
-        return office_text(data, mime, max_chars, what)
-    if mime in LEGACY_TYPES:
-        return legacy_text(data, mime, max_chars, what)
-    if mime == EPUB:
-        return epub_text(data, max_chars, what)
-    if _is_text_like(mime):
-        text, codec = decode_text(data, charset)
-        name = _TEXT_NAMES.get(mime, mime)
-        source = f"{name} ({codec})"
-        return ExtractedText(text[:max_chars], source, len(text) > max_chars)
-    raise UnsupportedBlockError(f"{what}: no text can be read from {mime}")
 
 
 def wrap_text(
@@ -196,14 +97,33 @@ def convert_document(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate: bool = True,
+    conversion_limits: ConversionLimits | None = None,
+    time_budget: float | Keep | None = KEEP,
 ) -> ConvertedDocument | None:
     """The blocks to send instead of document ``block`` (bytes ``data``) to ``limits.provider``.
 
     None: send it as it is (the provider takes its type and the strategy keeps it). Raises
     `DoesNotFitError` when the strategy forbids what would be needed or a budget would cut the
     document and ``truncate`` is False; `UnsupportedBlockError` when no converter reads the type
-    (or its extra is missing); `DecodeError` for a broken file.
+    (or its extra is missing); `DecodeError` for a broken file; `ConversionCrashedError` or
+    `ConversionLimitError` when reading it crashes its reader or goes past
+    ``conversion_limits`` or the ``time_budget`` (seconds of wall time for the conversion;
+    ``None``: none). By default both are the `use_conversion_limits` scope's.
     """
+    with use_conversion_limits(conversion_limits, time_budget):
+        return _convert(block, data, limits, strategy, image_count, max_pages, max_chars, truncate)
+
+
+def _convert(
+    block: MediaBlock,
+    data: bytes,
+    limits: ProviderLimits,
+    strategy: str,
+    image_count: int,
+    max_pages: int,
+    max_chars: int,
+    truncate: bool,
+) -> ConvertedDocument | None:
     if strategy not in DOCUMENT_STRATEGIES:
         raise InvalidOptionError(f"documents={strategy!r}: one of {', '.join(DOCUMENT_STRATEGIES)}")
     if max_pages < 1 or max_chars < 1:
@@ -276,27 +196,37 @@ def _pages(
     truncate: bool,
     what: str,
 ) -> ConvertedDocument:
-    total = page_count(data, what)
-    taken = min(total, max_pages)
+    room = max_pages
     if limits.max_images is not None:
-        taken = min(taken, max(0, limits.max_images - image_count))  # room left for pages
+        room = min(room, max(0, limits.max_images - image_count))  # room left for pages
+    if room < 1:
+        total = page_count(data, what)
+        if not truncate:
+            raise DoesNotFitError(
+                f"{what}: {total} pages is more than the 0 page images allowed "
+                f"(max_pages={max_pages}) and truncate_documents=False"
+            )
+        raise DoesNotFitError(f"{what}: the request has no room for page images")
+    from ..images import ImageTarget, fit_image  # Pillow loads with the first page image
+
+    # The target for `room` pages: the count-dependent pixel caps hold for what is sent.
+    target = ImageTarget.from_limits(limits, image_count=image_count + room)
+    side = min(target.optimal_side or 1568, target.max_side or 1568, 1568)
+    rendered = render_document(
+        data, what=what, max_pages=room, max_side=side, max_pixels=target.max_pixels
+    )
+    total = rendered.total
+    taken = min(total, room)
     if taken < total and not truncate:
         raise DoesNotFitError(
             f"{what}: {total} pages is more than the {taken} page images allowed "
             f"(max_pages={max_pages}) and truncate_documents=False"
         )
-    if taken < 1:
-        raise DoesNotFitError(f"{what}: the request has no room for page images")
-    from ..images import ImageTarget, fit_image  # Pillow loads with the first page image
-
     target = ImageTarget.from_limits(limits, image_count=image_count + taken)
-    side = min(target.optimal_side or 1568, target.max_side or 1568, 1568)
     name = block.filename or "document.pdf"
     stem = name.rsplit(".", 1)[0]
     blocks: list[TextBlock | ImageBlock] = []
-    for page in render_pages(
-        data, what=what, max_pages=taken, max_side=side, max_pixels=target.max_pixels
-    ):
+    for page in rendered.pages:
         fitted = fit_image(
             page.data, target, mime_type=page.mime_type, what=f"{what} page {page.number}"
         )

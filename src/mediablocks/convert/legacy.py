@@ -1,8 +1,8 @@
 """Text from the older document formats people still upload: RTF, Word 97-2003 ``.doc``, Excel
 97-2003 ``.xls`` and PowerPoint 97-2003 ``.ppt``.
 
-- **RTF** with ``striprtf`` (one small, maintained module; control words and groups dropped,
-  ``\\'hh`` and ``\\u`` escapes decoded).
+- **RTF** by the linear reader of `mediablocks.convert.rtf`, with ``striprtf``'s tables of
+  control words (control words and groups dropped, ``\\'hh`` and ``\\u`` escapes decoded).
 - **.xls** with ``xlrd`` (the reference reader for BIFF; it reads ``.xls`` only since 2.0).
 - **.doc** and **.ppt** from their OLE2 streams, opened with ``olefile``: a ``.doc``'s main text
   is the Word *piece table* (the CLX in the table stream, [MS-DOC] 2.9.38) mapping character
@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import DecodeError, UnsupportedBlockError
 from ._extract import ExtractedText, TextFull, TextSink, decoder_errors, require
+from .rtf import rtf_text
 
 __all__ = ["LEGACY_TYPES", "legacy_text"]
 
@@ -75,10 +76,9 @@ def legacy_text(data: bytes, mime: str, max_chars: int, what: str) -> ExtractedT
 def _rtf(data: bytes, sink: TextSink, what: str) -> None:
     if not data.lstrip()[:5] == b"{\\rtf":
         raise DecodeError(f"{what}: not a readable RTF: it does not start with {{\\rtf")
-    module = require("striprtf.striprtf", "office", what, "reading RTF")
+    tables = require("striprtf.striprtf", "office", what, "reading RTF")
     with decoder_errors(what, "RTF"):
-        text: str = module.rtf_to_text(data.decode("latin-1"), errors="replace")
-    sink.write(text)
+        rtf_text(data.decode("latin-1"), sink, tables)
 
 
 # -- XLS ------------------------------------------------------------------------------------------
@@ -210,22 +210,26 @@ def _ppt(ole: Any, sink: TextSink, what: str) -> int:
         raise DecodeError(f"{what}: not a readable PPT: no 'PowerPoint Document' stream")
     stream: bytes = ole.openstream("PowerPoint Document").read()
     slides = 0
-    ends: list[tuple[int, int, int]] = []  # open containers: (end, type, instance)
+    # Open containers as (end, is the slide list); ``lists`` counts the slide lists among them,
+    # so each record costs O(1) however deep containers nest (no scan of the open ones).
+    ends: list[tuple[int, bool]] = []
+    lists = 0
     pos = 0
     while pos + 8 <= len(stream):
         while ends and pos >= ends[-1][0]:
-            ends.pop()
+            lists -= ends.pop()[1]
         head, kind, size = struct.unpack_from("<HHI", stream, pos)
         if head & 0x000F == 0x000F:  # a container: step inside, unless it is a master slide
             if kind == _PPT_MAIN_MASTER:
                 pos += 8 + size
             else:
-                ends.append((pos + 8 + size, kind, head >> 4))
+                is_list = kind == _PPT_SLIDE_LIST and head >> 4 == 0
+                ends.append((pos + 8 + size, is_list))
+                lists += is_list
                 pos += 8
             continue
         body = stream[pos + 8 : pos + 8 + size]
-        in_slide_list = any(t == _PPT_SLIDE_LIST and inst == 0 for _, t, inst in ends)
-        if kind == _PPT_SLIDE_PERSIST and in_slide_list:
+        if kind == _PPT_SLIDE_PERSIST and lists:
             slides += 1
             sink.line(f"\n## Slide {slides}")
         elif kind in (_PPT_TEXT_CHARS, _PPT_TEXT_BYTES):

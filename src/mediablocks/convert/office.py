@@ -288,13 +288,39 @@ def _column(ref: str) -> int | None:
     return index - 1 if 0 < index <= _MAX_COLUMNS else None
 
 
+class _Row:
+    """One row's non-empty cells by column, made a list only when written: a row whose one
+    cell sits in column XFD costs its input, not 16,384 empty cells, unless it has a value."""
+
+    def __init__(self) -> None:
+        self.cells: list[tuple[int, str, int]] = []  # (first column, value, times repeated)
+        self.column = 0  # the next cell's column
+
+    def add(self, value: str, column: int | None = None, repeat: int = 1) -> None:
+        if column is not None and column > self.column:
+            self.column = column
+        if value and self.column < _MAX_COLUMNS:
+            self.cells.append((self.column, value, min(repeat, _MAX_COLUMNS - self.column)))
+        self.column += repeat
+
+    def values(self) -> list[str]:
+        """The cells up to the last non-empty one; output-sized."""
+        if not self.cells:
+            return []
+        last = self.cells[-1]
+        row = [""] * (last[0] + last[2])
+        for column, value, repeat in self.cells:
+            row[column : column + repeat] = [value] * repeat
+        return row
+
+
 class _SheetHandler:
     """One worksheet: rows of cells (shared strings, inline strings, numbers, booleans)."""
 
     def __init__(self, sink: TextSink, shared: list[str]) -> None:
         self.sink = sink
         self.shared = shared
-        self.row: list[str] = []
+        self.row = _Row()
         self.kind = ""
         self.ref: int | None = None
         self.buf: list[str] = []
@@ -302,7 +328,7 @@ class _SheetHandler:
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
         if name == "row":
-            self.row = []
+            self.row = _Row()
         elif name == "c":
             self.kind, self.ref, self.buf = attrs.get("t", ""), _column(attrs.get("r", "")), []
         elif name in ("v", "t"):
@@ -314,10 +340,9 @@ class _SheetHandler:
         elif name == "c":
             self.row_cell("".join(self.buf))
         elif name == "row":
-            while self.row and not self.row[-1]:
-                self.row.pop()
-            if self.row:
-                self.sink.line(_csv_line(self.row))
+            cells = self.row.values()
+            if cells:
+                self.sink.line(_csv_line(cells))
 
     def row_cell(self, raw: str) -> None:
         value = raw
@@ -328,10 +353,7 @@ class _SheetHandler:
                 value = ""
         elif self.kind == "b":
             value = "TRUE" if raw.strip() == "1" else "FALSE"
-        if self.ref is not None and self.ref > len(self.row):
-            self.row.extend([""] * (self.ref - len(self.row)))
-        if len(self.row) < _MAX_COLUMNS:
-            self.row.append(value)
+        self.row.add(value, self.ref)
 
     def text(self, data: str) -> None:
         if self.capture:
@@ -374,7 +396,7 @@ class _OdfHandler:
         self.prefix = ""
         self.lists = 0
         self.tables = 0
-        self.row: list[str] = []
+        self.row = _Row()
         self.row_repeat = 1
         self.cell: list[str] | None = None
         self.cell_repeat = 1
@@ -391,7 +413,7 @@ class _OdfHandler:
                 self.sheets += 1
                 self.sink.line(f"## Sheet: {_attr(attrs, 'name') or self.sheets}")
         elif name == "table-row" and self.tables == 1:
-            self.row, self.row_repeat = [], _repeat(_attr(attrs, "number-rows-repeated"))
+            self.row, self.row_repeat = _Row(), _repeat(_attr(attrs, "number-rows-repeated"))
         elif name in ("table-cell", "covered-table-cell") and self.tables == 1:
             self.cell, self.cell_repeat = [], _repeat(_attr(attrs, "number-columns-repeated"))
         elif name == "list-item":
@@ -429,16 +451,12 @@ class _OdfHandler:
             self.lists -= 1
         elif name in ("table-cell", "covered-table-cell") and self.tables == 1:
             value = " ".join(part for part in (self.cell or []) if part)
-            room = _MAX_COLUMNS - len(self.row)
-            self.row.extend([value] * max(0, min(self.cell_repeat, room)))
+            self.row.add(value, repeat=self.cell_repeat)
             self.cell = None
         elif name == "table-row" and self.tables == 1:
-            while self.row and not self.row[-1]:
-                self.row.pop()
-            if self.row:
-                line = (
-                    _csv_line(self.row) if self.spreadsheet else "| " + " | ".join(self.row) + " |"
-                )
+            cells = self.row.values()
+            if cells:
+                line = _csv_line(cells) if self.spreadsheet else "| " + " | ".join(cells) + " |"
                 for _ in range(min(self.row_repeat, _MAX_REPEAT)):
                     self.sink.line(line)
         elif name == "table":

@@ -1,11 +1,13 @@
 """PDF pages as images, or as text, with pypdfium2 (``pip install 'mediablocks[pdf]'``).
 
 pypdfium2 wraps PDFium, the PDF engine of Chrome, and ships it inside its wheels: no system
-library, no ``pdftoppm`` on ``PATH``. Pages are rendered **one at a time** (`render_pages` is an
-iterator): memory holds the document's structure and one page's bitmap, never every page. The
+library, no ``pdftoppm`` on ``PATH``. Pages are rendered **one at a time**: memory holds the
+document's structure, one page's bitmap and the encoded pages so far, never every bitmap. The
 render scale is chosen from the page's size so that the image fits ``max_side`` and ``max_pixels``
 whatever size the PDF declares (a 200-inch page is not a bomb). Every pypdfium2 error (a broken
-file, a password) becomes `DecodeError` naming the block.
+file, a password) becomes `DecodeError` naming the block. PDFium runs in a worker process under
+the conversion limits (`mediablocks.convert.isolation`): a PDF that makes it abort or run away
+ends in `ConversionCrashedError` or `ConversionLimitError`, not in the caller's process.
 """
 
 from __future__ import annotations
@@ -17,14 +19,23 @@ from io import BytesIO
 from typing import Any, Literal
 
 from ..errors import DecodeError, InvalidOptionError
-from ._extract import ExtractedText, TextFull, TextSink, decoder_errors, require
+from ._extract import (
+    ExtractedText,
+    TextFull,
+    TextSink,
+    decoder_errors,
+    require,
+    require_installed,
+)
 
 __all__ = [
     "DEFAULT_DPI",
     "DEFAULT_MAX_PAGES",
     "PageImage",
+    "RenderedPages",
     "page_count",
     "pdf_text",
+    "render_document",
     "render_pages",
 ]
 
@@ -35,6 +46,7 @@ DEFAULT_DPI = 150
 """The render resolution before the provider's size limits apply (legible body text)."""
 
 _DEFAULT_MAX_SIDE = 2048
+_CONVERTER = "PDF engine (PDFium)"
 _JPEG_QUALITY = 85
 
 
@@ -49,16 +61,37 @@ class PageImage:
     height: int
 
 
-def _open(data: bytes, what: str) -> Any:
-    pdfium = require("pypdfium2", "pdf", what, "rendering or reading a PDF")
+@dataclass(frozen=True)
+class RenderedPages:
+    """What `render_document` returns: the document's page count and the pages rendered."""
+
+    total: int
+    pages: tuple[PageImage, ...]
+
+
+def _check_header(data: bytes, what: str) -> None:
+    require_installed("pypdfium2", "pdf", what, "rendering or reading a PDF")
     if not data.lstrip()[:1024].find(b"%PDF-") >= 0:
         raise DecodeError(f"{what}: not a readable PDF: no %PDF- header")
+
+
+def _open(data: bytes, what: str) -> Any:
+    _check_header(data, what)
+    pdfium = require("pypdfium2", "pdf", what, "rendering or reading a PDF")
     with decoder_errors(what, "PDF"):
         return pdfium.PdfDocument(data)
 
 
 def page_count(data: bytes, what: str = "PDF") -> int:
-    """The number of pages of a PDF (`DecodeError` when it cannot be read)."""
+    """The number of pages of a PDF (`DecodeError` when it cannot be read), counted by PDFium in
+    a worker process (`mediablocks.convert.isolation`)."""
+    _check_header(data, what)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
+    return run_isolated(what, _page_count, data, what, converter=_CONVERTER)
+
+
+def _page_count(data: bytes, what: str) -> int:
     document = _open(data, what)
     try:
         with decoder_errors(what, "PDF"):
@@ -93,20 +126,68 @@ def render_pages(
     """Render pages ``first`` .. ``first + max_pages - 1`` one at a time, as JPEG or PNG.
 
     Each page is scaled to ``dpi`` and then down (never up past ``dpi``) to fit ``max_side``
-    (default 2048 px) and ``max_pixels``. The document is closed when the iterator ends or is
-    dropped. Raises `DecodeError` for a page or file that cannot be rendered.
+    (default 2048 px) and ``max_pixels``. The pages are rendered in one conversion
+    (`render_document`) and then yielded. Raises `DecodeError` for a page or file that cannot be
+    rendered, `ConversionCrashedError` or `ConversionLimitError` for one that kills PDFium.
     """
+    rendered = render_document(
+        data,
+        what=what,
+        first=first,
+        max_pages=max_pages,
+        dpi=dpi,
+        max_side=max_side,
+        max_pixels=max_pixels,
+        image_format=image_format,
+    )
+    yield from rendered.pages
+
+
+def render_document(
+    data: bytes,
+    *,
+    what: str = "PDF",
+    first: int = 1,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    dpi: float = DEFAULT_DPI,
+    max_side: int | None = None,
+    max_pixels: int | None = None,
+    image_format: Literal["jpeg", "png"] = "jpeg",
+) -> RenderedPages:
+    """`render_pages` as one conversion: the page count and the pages, rendered by PDFium in a
+    worker process under the conversion limits and one wall-time budget
+    (`mediablocks.convert.isolation`)."""
     if max_pages < 1 or first < 1 or dpi <= 0:
         raise InvalidOptionError("render_pages needs first >= 1, max_pages >= 1 and dpi > 0")
+    _check_header(data, what)
     side = max_side or _DEFAULT_MAX_SIDE
+    args = (data, what, first, max_pages, dpi, side, max_pixels, image_format)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
+    return run_isolated(what, _render_document, *args, converter=_CONVERTER)
+
+
+def _render_document(
+    data: bytes,
+    what: str,
+    first: int,
+    max_pages: int,
+    dpi: float,
+    side: int,
+    max_pixels: int | None,
+    image_format: str,
+) -> RenderedPages:
     document = _open(data, what)
     try:
         with decoder_errors(what, "PDF"):
             total = len(document)
-        for index in range(first - 1, min(total, first - 1 + max_pages)):
-            yield _render(document, index, dpi, side, max_pixels, image_format, what)
+        pages = tuple(
+            _render(document, index, dpi, side, max_pixels, image_format, what)
+            for index in range(first - 1, min(total, first - 1 + max_pages))
+        )
     finally:
         document.close()
+    return RenderedPages(total, pages)
 
 
 def _render(
@@ -148,8 +229,19 @@ def pdf_text(
     """The text layer of a PDF, page by page under ``## Page N``, cut at ``max_chars``.
 
     A scanned PDF has no text layer: the result is then empty (`ExtractedText.text` is ``""``),
-    and the page images are the way to send it.
+    and the page images are the way to send it. PDFium reads it in a worker process
+    (`mediablocks.convert.isolation`).
     """
+    _check_header(data, what)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
+    return run_isolated(what, pdf_text_here, data, max_chars, what, max_pages, converter=_CONVERTER)
+
+
+def pdf_text_here(
+    data: bytes, max_chars: int, what: str = "PDF", max_pages: int | None = None
+) -> ExtractedText:
+    """`pdf_text` in this process (the worker runs it; `document_text_here` calls it)."""
     document = _open(data, what)
     sink = TextSink(max_chars)
     try:

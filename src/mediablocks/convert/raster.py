@@ -21,7 +21,7 @@ import struct
 from io import BytesIO
 
 from ..errors import DecodeError, ImageBombError, UnsupportedBlockError
-from ._extract import decoder_errors, require
+from ._extract import decoder_errors, require, require_installed
 
 __all__ = ["convert_refused_image", "is_jxl", "is_psd", "is_svg", "unreadable_hint"]
 
@@ -126,7 +126,7 @@ def rasterise_svg(data: bytes, max_side: int | None, max_pixels: int | None, wha
             f"{what}: SVG referring to external files or URLs is not rendered (only #fragments "
             "and data: URIs are)"
         )
-    resvg = require("resvg_py", "svg", what, "rasterising SVG")
+    require_installed("resvg_py", "svg", what, "rasterising SVG")
     side = max_side or _DEFAULT_SIDE
     size = _svg_size(data)
     width: int | None = None
@@ -138,6 +138,14 @@ def rasterise_svg(data: bytes, max_side: int | None, max_pixels: int | None, wha
             scale = min(scale, (max_pixels / (size[0] * size[1])) ** 0.5)
         width = max(1, round(size[0] * scale))
         height = max(1, round(size[1] * scale))
+    from .isolation import run_isolated
+
+    return run_isolated(what, _render_svg, data, width, height, what, converter="SVG renderer")
+
+
+def _render_svg(data: bytes, width: int | None, height: int | None, what: str) -> bytes:
+    """resvg's PNG of ``data`` at ``width`` or ``height`` (run in a worker process)."""
+    resvg = require("resvg_py", "svg", what, "rasterising SVG")
     with decoder_errors(what, "SVG"):
         text = data.decode("utf-8")
         if width is None or height is None:  # no size declared: resvg's default (100 x 100)
@@ -166,6 +174,14 @@ def jxl_to_png(data: bytes, max_pixels: int | None, what: str) -> bytes:
             limit=max_pixels,
             size=width * height,
         )
+    require_installed("pillow_jxl", "jxl", what, "decoding JPEG XL")
+    from .isolation import run_isolated
+
+    return run_isolated(what, _decode_jxl, data, what, converter="JPEG XL decoder")
+
+
+def _decode_jxl(data: bytes, what: str) -> bytes:
+    """The plugin's decode of ``data`` as PNG (run in a worker process)."""
     require("pillow_jxl", "jxl", what, "decoding JPEG XL")  # importing registers the plugin
     from PIL import Image
 

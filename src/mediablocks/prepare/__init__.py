@@ -38,6 +38,7 @@ from ..changes import Change
 from ..convert.documents import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
 from ..convert.documents import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
 from ..convert.documents import DocumentStrategy as DocumentStrategy
+from ..convert.limits import ConversionLimits
 from ..errors import DoesNotFitError
 from ..limits import limits_for
 from ..media import MediaBlock
@@ -97,6 +98,7 @@ def prepare(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
+    conversion_limits: ConversionLimits | None = None,
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -106,7 +108,10 @@ def prepare(
     together are fitted to the request's byte limits (see `PrepareReport.notes`). Audio and video
     are converted as ``audio`` and ``video`` say; a video may become timestamped frames and an
     audio block ordered chunks (see `PrepareOptions` and ``docs/conversion.md``). A document the
-    provider does not take becomes page images (PDF) or text, as ``documents`` says.
+    provider does not take becomes page images (PDF) or text, as ``documents`` says. SVG and
+    documents are converted in worker processes under ``conversion_limits`` (`ConversionLimits`)
+    and ``time_budget``: a file that crashes or exhausts its converter is a problem naming the
+    block and the limit (``docs/isolation.md``), and the caller's process lives.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -130,6 +135,7 @@ def prepare(
         max_pages=max_pages,
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
+        conversion_limits=conversion_limits,
     )
     return prepared
 
@@ -157,6 +163,7 @@ def prepare_with_report(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
+    conversion_limits: ConversionLimits | None = None,
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
     limits = limits_for(provider, model)
@@ -179,6 +186,7 @@ def prepare_with_report(
         max_pages=max_pages,
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
+        conversion_limits=conversion_limits,
     )
     return walk(_Preparation(limits, options), list(messages))
 
@@ -206,6 +214,7 @@ def prepare_block(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
+    conversion_limits: ConversionLimits | None = None,
 ) -> tuple[MediaBlock, list[Change]]:
     """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
 
@@ -235,6 +244,7 @@ def prepare_block(
         max_pages=max_pages,
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
+        conversion_limits=conversion_limits,
     )
     run = _Preparation(limits, options)
     run.image_count = image_count

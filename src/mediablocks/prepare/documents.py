@@ -23,6 +23,8 @@ def fit_document(run: _Preparation, slot: _Slot, data: bytes) -> None:
             max_pages=options.max_pages,
             max_chars=options.max_text_chars,
             truncate=options.truncate_documents,
+            conversion_limits=options.conversion_limits,
+            time_budget=options.time_budget,
         )
         if converted is not None:
             slot.replace_with(converted.blocks, converted.changes)

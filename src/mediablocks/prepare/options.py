@@ -9,6 +9,7 @@ from typing import Literal
 from .._checks import check_bool, check_size
 from ..changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS
 from ..convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, DocumentStrategy
+from ..convert.limits import ConversionLimits
 from ..errors import InvalidOptionError
 from ..policy import FetchPolicy
 
@@ -19,7 +20,7 @@ VideoStrategy = Literal["convert", "frames", "raise"]
 ``"frames"``: always frames; ``"raise"``: refuse what does not fit as it is."""
 
 DEFAULT_TIME_BUDGET = 120.0
-"""Seconds of wall time one audio or video conversion may take."""
+"""Seconds of wall time one conversion (audio, video, document, SVG) may take."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ class PrepareOptions:
     ``convert=False`` it acts as ``"raise"``). ``max_pages``: PDF pages sent as images (or read
     as text) per document; ``max_text_chars``: characters of text per document. A document over
     a budget is cut and the cut reported, or refused with ``truncate_documents=False``.
+
+    ``conversion_limits``: the `ConversionLimits` (memory, CPU seconds, stack) of the worker
+    processes that render SVG and PDF and read documents (``docs/isolation.md``); ``None``: the
+    defaults. ``time_budget`` is the wall time of each such conversion too: the worker is stopped
+    when it runs out.
     """
 
     optimal_size: bool = False
@@ -67,6 +73,7 @@ class PrepareOptions:
     max_pages: int = DEFAULT_MAX_PAGES
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     truncate_documents: bool = True
+    conversion_limits: ConversionLimits | None = None
 
     def __post_init__(self) -> None:
         if self.documents not in ("convert", "pages", "text", "raise"):
@@ -92,6 +99,12 @@ class PrepareOptions:
         for name in ("optimal_size", "strip_metadata", "convert", "read_urls", "allow_split"):
             check_bool("PrepareOptions", name, getattr(self, name))
         check_size("PrepareOptions", "max_image_pixels", self.max_image_pixels, optional=True)
+        limits = self.conversion_limits
+        if limits is not None and not isinstance(limits, ConversionLimits):
+            raise InvalidOptionError(
+                "PrepareOptions.conversion_limits must be a ConversionLimits or None, "
+                f"not a {type(limits).__name__}"
+            )
         if self.policy is not None and not isinstance(self.policy, FetchPolicy):
             raise InvalidOptionError(
                 "PrepareOptions.policy must be a FetchPolicy or None, "

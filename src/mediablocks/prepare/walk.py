@@ -60,6 +60,14 @@ def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
 
 
 def fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
+    """Fit one block; its conversions run under the options' limits and time budget."""
+    from ..convert.limits import use_conversion_limits
+
+    with use_conversion_limits(run.options.conversion_limits, run.options.time_budget):
+        _fit(run, slot, image_count)
+
+
+def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
     block = slot.block
     kind = _kind(block)
     if not run.readable(block):

@@ -1,0 +1,168 @@
+"""Any supported document as text: `document_text`, and the encodings of text-like files.
+
+PDF (its text layer, pypdfium2), DOCX/XLSX/PPTX and ODT/ODS/ODP (`office`, standard library), RTF
+and legacy ``.doc``/``.xls``/``.ppt`` (`legacy`), EPUB (`markup`) are read in a worker process
+under the conversion limits and one wall-time budget (`mediablocks.convert.isolation`): a reader
+that crashes or runs away on a crafted file ends in `ConversionCrashedError` or
+`ConversionLimitError`, not in the caller's process. Text-like files (plain text, markdown,
+CSV/TSV, JSON, HTML, XML...) are only decoded (byte-order mark, UTF-8, UTF-16 or cp1252), in
+this process. This module imports no pydantic: the workers import it.
+"""
+
+from __future__ import annotations
+
+from ..errors import InvalidOptionError, UnsupportedBlockError
+from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText, require_installed
+from .legacy import LEGACY_TYPES, legacy_text
+from .markup import epub_text
+from .office import ODF_TYPES, OOXML_TYPES, office_text
+from .pdf import pdf_text_here
+
+__all__ = [
+    "EPUB",
+    "PDF",
+    "TEXT_TYPES",
+    "decode_text",
+    "document_text",
+    "document_text_here",
+    "text_convertible",
+]
+
+PDF = "application/pdf"
+EPUB = "application/epub+zip"
+TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/ld+json",
+        "application/x-ndjson",
+        "application/xml",
+        "application/xhtml+xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/javascript",
+        "application/sql",
+    }
+)
+_TEXT_NAMES = {"text/csv": "CSV", "text/tab-separated-values": "TSV", "text/html": "HTML"}
+
+
+def _is_text_like(mime: str) -> bool:
+    return (mime.startswith("text/") and mime not in ("text/rtf",)) or mime in TEXT_TYPES
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def text_convertible(mime: str) -> bool:
+    """True when `document_text` can read this type."""
+    return (
+        mime in (PDF, EPUB)
+        or mime in OOXML_TYPES
+        or mime in ODF_TYPES
+        or mime in LEGACY_TYPES
+        or _is_text_like(mime)
+    )
+
+
+def decode_text(data: bytes, charset: str | None = None) -> tuple[str, str]:
+    """``(text, encoding used)``: ``charset`` when given and valid, else by byte-order mark,
+    else UTF-8, else UTF-16 without a mark (NUL bytes in every other position), else cp1252."""
+    boms = (
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe\x00\x00", "utf-32"),
+        (b"\x00\x00\xfe\xff", "utf-32"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    )
+    candidates = [charset] if charset else []
+    candidates += [codec for bom, codec in boms if data.startswith(bom)][:1]
+    sample = data[:512]
+    if len(sample) >= 4 and sample[1::2].count(0) * 2 >= len(sample) // 2 > 0:
+        candidates.append("utf-16-le")
+    elif len(sample) >= 4 and sample[0::2].count(0) * 2 >= len(sample) // 2 > 0:
+        candidates.append("utf-16-be")
+    candidates.append("utf-8")
+    for codec in candidates:
+        try:
+            return data.decode(codec), codec
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return data.decode("cp1252", "replace"), "cp1252"
+
+
+def document_text(
+    data: bytes,
+    mime: str,
+    *,
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    max_pages: int | None = None,
+    charset: str | None = None,
+    what: str = "document",
+) -> ExtractedText:
+    """The text of a document of type ``mime``, at most ``max_chars`` characters.
+
+    Raises `UnsupportedBlockError` for a type with no text reader (or a missing extra),
+    `DecodeError` (naming ``what``) for a file that cannot be read, `ConversionCrashedError` or
+    `ConversionLimitError` for one that crashes its reader or goes past the conversion limits
+    (those of the `use_conversion_limits` scope; `prepare` sets them).
+    """
+    if max_chars < 1:
+        raise InvalidOptionError(f"max_chars must be at least 1, not {max_chars}")
+    if _is_text_like(mime):
+        return document_text_here(data, mime, max_chars, max_pages, charset, what)
+    if not text_convertible(mime):
+        raise UnsupportedBlockError(f"{what}: no text can be read from {mime}")
+    extra = _EXTRAS.get(mime)
+    if extra is not None:  # said here, at once: the worker would say it too, later
+        require_installed(extra[0], extra[1], what, extra[2])
+    reader = _READERS.get(mime, "document reader")
+    args = (data, mime, max_chars, max_pages, charset, what)
+    from .isolation import run_isolated  # the pool loads with the first conversion
+
+    return run_isolated(what, document_text_here, *args, converter=reader)
+
+
+_READERS = {PDF: "PDF engine (PDFium)", EPUB: "EPUB reader"}
+_READERS.update(dict.fromkeys(OOXML_TYPES | ODF_TYPES, "Office reader"))
+_READERS.update(dict.fromkeys(LEGACY_TYPES, "legacy Office reader"))
+
+
+_EXTRAS = {
+    PDF: ("pypdfium2", "pdf", "rendering or reading a PDF"),
+    "application/rtf": ("striprtf", "office", "reading RTF"),
+    "text/rtf": ("striprtf", "office", "reading RTF"),
+    "application/msword": ("olefile", "office", "reading a .doc file"),
+    "application/vnd.ms-excel": ("xlrd", "office", "reading a .xls file"),
+    "application/vnd.ms-powerpoint": ("olefile", "office", "reading a .ppt file"),
+}
+
+
+def document_text_here(
+    data: bytes,
+    mime: str,
+    max_chars: int,
+    max_pages: int | None,
+    charset: str | None,
+    what: str,
+) -> ExtractedText:
+    """`document_text` in this process (what the worker runs)."""
+    if mime == PDF:
+        return pdf_text_here(data, max_chars, what, max_pages)
+    if mime in OOXML_TYPES or mime in ODF_TYPES:
+        return office_text(data, mime, max_chars, what)
+    if mime in LEGACY_TYPES:
+        return legacy_text(data, mime, max_chars, what)
+    if mime == EPUB:
+        return epub_text(data, max_chars, what)
+    if _is_text_like(mime):
+        text, codec = decode_text(data, charset)
+        name = _TEXT_NAMES.get(mime, mime)
+        source = f"{name} ({codec})"
+        return ExtractedText(text[:max_chars], source, len(text) > max_chars)
+    raise UnsupportedBlockError(f"{what}: no text can be read from {mime}")
