@@ -10,6 +10,7 @@
 #   libheif-examples libavif-bin libjxl-tools libopenjp2-tools webp flac vorbis-tools opus-tools
 #   zip p7zip-full zstd xz-utils bzip2 libimage-exiftool-perl espeak-ng pandoc python3-mido
 #   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui curl
+#   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
 # and a Python with Pillow as $PY (default: the project's .venv).
 #
 # Usage: bash testdata/make_testdata.sh        (rewrites every file it lists, then the manifest)
@@ -192,6 +193,7 @@ mk audio/sample.caf audio/x-caf audio 'ffmpeg -v error -f lavfi -i sine=frequenc
 mk audio/sample.ac3 audio/ac3 audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=48000:duration=0.3 -c:a ac3 -b:a 64k -f ac3 audio/sample.ac3'
 mk audio/voice-note.webm audio/webm audio 'espeak-ng -v en -s 150 -w "$W/voice.wav" "This is a voice note recorded in the browser. Please transcribe it." && ffmpeg -v error -i "$W/voice.wav" -ar 48000 -ac 1 -c:a libopus -b:a 24k -application voip -f webm audio/voice-note.webm'
 mk audio/voice-memo.m4a audio/mp4 audio 'espeak-ng -v en-us -s 160 -w "$W/memo.wav" "Reminder: buy milk, call the bank, and send the report by Friday." && ffmpeg -v error -i "$W/memo.wav" -ar 44100 -ac 1 -c:a aac -b:a 32k -movflags +faststart -f ipod audio/voice-memo.m4a'
+mk audio/audiobook-cover.m4b audio/mp4 audio 'ffmpeg -v error -f lavfi -i "color=c=gray:s=160x160,noise=alls=100:allf=t" -frames:v 1 "$W/cover.png" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=1 -i "$W/cover.png" -map 0 -map 1 -c:a aac -b:a 24k -c:v copy -disposition:v attached_pic -metadata title="Chapter test" -movflags +faststart -f mp4 audio/audiobook-cover.m4b'
 
 ######################################################################################### video
 mk video/h264-aac.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f mp4 video/h264-aac.mp4'
@@ -199,6 +201,8 @@ mk video/sample.mov video/quicktime video 'ffmpeg -v error -f lavfi -i testsrc2=
 mk video/sample.m4v video/x-m4v video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f ipod video/sample.m4v'
 mk video/h263.3gp video/3gpp video 'ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.5 -c:v h263 -q:v 20 -c:a aac -b:a 12k -ac 1 -f 3gp video/h263.3gp'
 mk video/sample.3g2 video/3gpp2 video 'ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.5 -c:v mpeg4 -q:v 20 -c:a aac -b:a 12k -ac 1 -f 3g2 video/sample.3g2'
+mk video/gstreamer-compact-esds.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc=size=64x48:rate=5:duration=0.6 -c:v mpeg4 -q:v 10 "$W/v.mp4" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.6 "$W/a.wav" && gst-launch-1.0 -q -e filesrc location="$W/v.mp4" ! qtdemux ! queue ! mpeg4videoparse ! mp4mux name=m faststart=true ! filesink location=video/gstreamer-compact-esds.mp4 filesrc location="$W/a.wav" ! wavparse ! audioconvert ! voaacenc bitrate=24000 ! aacparse ! queue ! m.'
+mk video/gstreamer-compact-esds.3gp video/3gpp video 'ffmpeg -v error -f lavfi -i testsrc=size=128x96:rate=5:duration=0.6 -c:v h263 -q:v 20 "$W/v.3gp" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.6 "$W/a8.wav" && gst-launch-1.0 -q -e filesrc location="$W/v.3gp" ! qtdemux ! queue ! h263parse ! 3gppmux name=m faststart=true ! filesink location=video/gstreamer-compact-esds.3gp filesrc location="$W/a8.wav" ! wavparse ! audioconvert ! voaacenc bitrate=12000 ! aacparse ! queue ! m.'
 mk video/vp8-vorbis.webm video/webm video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libvpx -b:v 100k -c:a libvorbis -q:a 0 -f webm video/vp8-vorbis.webm'
 mk video/vp9-opus.webm video/webm video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libvpx-vp9 -b:v 100k -deadline realtime -cpu-used 8 -c:a libopus -b:a 16k -f webm video/vp9-opus.webm'
 mk video/h264-flac.mkv video/x-matroska video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a flac -f matroska video/h264-flac.mkv'

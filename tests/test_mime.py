@@ -153,6 +153,44 @@ def test_mp4_whose_moov_is_past_the_window_is_video() -> None:
     assert detect_mime(late_moov) == "video/mp4"
 
 
+def test_mp4_past_the_window_with_an_m4a_compatible_brand_is_audio() -> None:
+    # Android and some audiobook tools: major brand mp42, M4A/M4B among the compatible ones.
+    mdat = _box(b"mdat", bytes(HEADER_WINDOW))
+    assert detect_mime(_ftyp(b"mp42", b"isom", b"M4A ") + mdat + _movie(b"vide")) == "audio/mp4"
+    assert detect_mime(_ftyp(b"mp42", b"isom", b"M4B ") + mdat) == "audio/mp4"
+
+
+def _long_moov(*handlers: bytes, tail: bytes = b"udta") -> bytes:
+    """A faststart movie whose moov runs past the window (cover art in ``udta``)."""
+    tracks = b"".join(_box(b"trak", _box(b"mdia", _hdlr(h))) for h in handlers)
+    cover = _box(tail, bytes(HEADER_WINDOW))
+    return _ftyp(b"isom", b"isom") + _box(b"moov", _box(b"mvhd", bytes(100)) + tracks + cover)
+
+
+@pytest.mark.parametrize(
+    ("handlers", "tail", "expected"),
+    [
+        ((b"soun",), b"udta", "audio/mp4"),
+        ((b"soun", b"text"), b"meta", "audio/mp4"),
+        ((b"soun", b"vide"), b"udta", "video/mp4"),
+        ((b"soun",), b"trak", "video/mp4"),  # a track is cut by the window: it may be video
+    ],
+)
+def test_moov_longer_than_the_window_is_judged_by_the_tracks_it_shows(
+    handlers: tuple[bytes, ...], tail: bytes, expected: str
+) -> None:
+    assert detect_mime(_long_moov(*handlers, tail=tail)) == expected
+
+
+def test_audiobook_with_cover_art_in_the_moov_is_audio() -> None:
+    data = (TESTDATA / "audio/audiobook-cover.m4b").read_bytes()
+    moov = data.index(b"moov") - 4
+    assert struct.unpack(">I", data[moov : moov + 4])[0] > HEADER_WINDOW  # the case it covers
+    assert detect_mime(data) == "audio/mp4"
+    as_video = data.replace(b"soun", b"vide", 1)
+    assert detect_mime(as_video) == "video/mp4"
+
+
 # -- formats the corpus does not hold --------------------------------------------------------------
 
 

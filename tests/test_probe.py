@@ -192,6 +192,7 @@ AUDIO = [
     ("audio/sample.aiff", 0.3, 8000, 1, 0.001),
     ("audio/sample.aifc", 0.3, 8000, 1, 0.001),
     ("audio/sample.au", 0.3, 8000, 1, 0.001),
+    ("audio/audiobook-cover.m4b", 1.0, 22050, 1, 0.001),
 ]
 
 
@@ -232,6 +233,9 @@ VIDEO = [
     ("video/h264-flac.mkv", 96, 64, 0.5, 0.03),
     ("video/mpeg4-mp3.avi", 96, 64, 0.6, 0.001),
     ("video/theora-vorbis.ogv", 96, 64, 0.5, 0.001),
+    # GStreamer writes esds descriptor lengths in the compact one-byte form (ffmpeg pads them).
+    ("video/gstreamer-compact-esds.mp4", 64, 48, 0.6, 0.001),
+    ("video/gstreamer-compact-esds.3gp", 128, 96, 0.512, 0.001),
 ]
 
 
@@ -262,6 +266,37 @@ def test_mp4_with_moov_at_the_end_is_probed_without_reading_the_file(tmp_path: P
     assert (info.width, info.height) == (96, 64)
     assert info.duration == pytest.approx(0.5, abs=0.001)
     assert not block.loaded  # headers were read in place; the file was not loaded
+
+
+def _esds(config: bytes, padded: bool) -> bytes:
+    """An esds box body holding an AAC config, descriptor lengths compact or 0x80-padded."""
+
+    def descriptor(tag: int, payload: bytes) -> bytes:
+        size = len(payload)
+        length = bytes([0x80, 0x80, 0x80, size]) if padded else bytes([size])
+        return bytes([tag]) + length + payload
+
+    specific = descriptor(0x05, config)
+    decoder = descriptor(0x04, bytes([0x40, 0x15]) + b"\x00" * 11 + specific)
+    es = descriptor(0x03, b"\x00\x01\x00" + decoder + descriptor(0x06, b"\x02"))
+    return b"\x00\x00\x00\x00" + es
+
+
+@pytest.mark.parametrize("padded", [False, True])
+@pytest.mark.parametrize(("config", "channels"), [(b"\x13\x88", 1), (b"\x12\x10", 2)])
+def test_esds_channels_compact_and_padded_lengths(
+    padded: bool, config: bytes, channels: int
+) -> None:
+    from mediablocks.probe.video import _esds_channels
+
+    assert _esds_channels(_esds(config, padded)) == channels
+
+
+def test_esds_config_too_short_for_its_channels_says_nothing() -> None:
+    from mediablocks.probe.video import _esds_channels
+
+    # One byte of AudioSpecificConfig: the channel field is not in it.
+    assert _esds_channels(_esds(b"\x13", padded=False)) is None
 
 
 def test_mp4_rotation_matrix_swaps_display_size() -> None:
