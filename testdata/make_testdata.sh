@@ -11,6 +11,7 @@
 #   zip p7zip-full zstd xz-utils bzip2 libimage-exiftool-perl espeak-ng pandoc python3-mido
 #   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui curl
 #   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
+#   icnsutils icoutils libcfitsio-bin wavpack musepack-tools
 # and a Python with Pillow as $PY (default: the project's .venv).
 #
 # Usage: bash testdata/make_testdata.sh        (rewrites every file it lists, then the manifest)
@@ -112,6 +113,7 @@ XML'
 mk text/object.json application/json text 'printf "{\"name\": \"mediablocks\", \"version\": 1, \"tags\": [\"image\", \"audio\"], \"nested\": {\"ok\": true}}\n" > text/object.json'
 mk text/array.json application/json text 'printf "[{\"id\": 1, \"score\": 0.5}, {\"id\": 2, \"score\": 0.75}, null, \"text\"]\n" > text/array.json'
 mk text/data.csv text/csv text 'printf "city,country,population\nBerlin,Germany,3645000\nMadrid,Spain,3223000\nLisbon,Portugal,545000\n\"Washington, D.C.\",USA,689545\n" > text/data.csv'
+mk text/utf16le-bom-multiscript.txt text/plain text 'printf "\xff\xfe" > text/utf16le-bom-multiscript.txt && printf "English and café, Ελληνικά, Русский текст, 日本語のテキスト, 中文, 한국어, עברית, ქართული, emoji 😀🎉👍.\nSecond line: ok.\n" | iconv -f UTF-8 -t UTF-16LE >> text/utf16le-bom-multiscript.txt'
 
 ######################################################################################### image
 mk image/photo.jpg image/jpeg image 'convert -seed 7 -size 640x480 plasma:fractal -quality 92 -sampling-factor 2x2 image/photo.jpg && exiftool -q -overwrite_original -Make=mediablocks -Model="Plasma Camera" -DateTimeOriginal="2024:05:01 12:00:00" -Artist="testdata (CC0)" image/photo.jpg'
@@ -159,6 +161,25 @@ mk image/no-xml-declaration.svg image/svg+xml image 'cat > image/no-xml-declarat
   <path d="M4 44 L32 4 L60 44 Z" fill="#c33"/>
 </svg>
 SVG'
+mk image/rose.tga image/x-tga image 'convert rose: image/rose.tga'
+mk image/rose-rle.tga image/x-tga image 'convert rose: -compress RLE image/rose-rle.tga'
+mk image/rose.dds image/vnd.ms-dds image 'convert rose: -define dds:compression=dxt1 -define dds:mipmaps=0 image/rose.dds'
+mk image/rose.sgi image/x-sgi image 'convert rose: image/rose.sgi'
+mk image/rose.pcx image/vnd.zbrush.pcx image 'convert rose: image/rose.pcx'
+mk image/rose.dcx image/x-dcx image 'convert rose: image/rose.dcx'
+mk image/rose.icns image/x-icns image 'convert rose: -resize "32x32!" "$W/r32.png" && png2icns image/rose.icns "$W/r32.png"'
+mk image/rose.cur image/x-win-bitmap image 'convert rose: -resize "32x32!" "$W/r32.png" && icotool -c --cursor -X 4 -Y 4 -o image/rose.cur "$W/r32.png"'
+mk image/plain.pbm image/x-portable-bitmap image 'convert rose: -threshold 50% -compress none image/plain.pbm'
+mk image/raw.pgm image/x-portable-graymap image 'convert rose: -colorspace gray image/raw.pgm'
+mk image/plain.ppm image/x-portable-pixmap image 'convert rose: -resize 24x16 -compress none image/plain.ppm'
+mk image/raw.ppm image/x-portable-pixmap image 'convert rose: image/raw.ppm'
+mk image/rose.xpm image/x-xpixmap image 'convert rose: -colors 16 image/rose.xpm'
+mk image/rose.xbm image/x-xbitmap image 'convert rose: -threshold 50% image/rose.xbm'
+mk image/rose.eps image/x-eps image 'convert rose: eps2:image/rose.eps'
+mk image/rose.ras image/x-sun-raster image 'convert rose: image/rose.ras'
+mk image/rgb.qoi image/qoi image '"$PY" -c "from PIL import Image; Image.open(\"image/rgb.png\").save(\"image/rgb.qoi\")"'
+mk image/rose.fits image/fits image 'convert rose: -colorspace gray -depth 8 image/rose.fits'
+mk image/rose-tiled-gzip.fits image/fits image 'cp image/rose.fits "$W/r.fits" && fpack -g -O image/rose-tiled-gzip.fits "$W/r.fits"'
 
 ######################################################################################### audio
 # Speech: espeak-ng says a sentence, sox makes it 16 kHz mono 16-bit PCM.
@@ -194,6 +215,9 @@ mk audio/sample.ac3 audio/ac3 audio 'ffmpeg -v error -f lavfi -i sine=frequency=
 mk audio/voice-note.webm audio/webm audio 'espeak-ng -v en -s 150 -w "$W/voice.wav" "This is a voice note recorded in the browser. Please transcribe it." && ffmpeg -v error -i "$W/voice.wav" -ar 48000 -ac 1 -c:a libopus -b:a 24k -application voip -f webm audio/voice-note.webm'
 mk audio/voice-memo.m4a audio/mp4 audio 'espeak-ng -v en-us -s 160 -w "$W/memo.wav" "Reminder: buy milk, call the bank, and send the report by Friday." && ffmpeg -v error -i "$W/memo.wav" -ar 44100 -ac 1 -c:a aac -b:a 32k -movflags +faststart -f ipod audio/voice-memo.m4a'
 mk audio/audiobook-cover.m4b audio/mp4 audio 'ffmpeg -v error -f lavfi -i "color=c=gray:s=160x160,noise=alls=100:allf=t" -frames:v 1 "$W/cover.png" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=1 -i "$W/cover.png" -map 0 -map 1 -c:a aac -b:a 24k -c:v copy -disposition:v attached_pic -metadata title="Chapter test" -movflags +faststart -f mp4 audio/audiobook-cover.m4b'
+mk audio/tone.wv audio/x-wavpack audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=16000:duration=0.5 "$W/wv.wav" && wavpack -q "$W/wv.wav" -o audio/tone.wv'
+mk audio/tone.mpc audio/x-musepack audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=44100:duration=0.5 "$W/mpc.wav" && mpcenc --silent --quality 2 "$W/mpc.wav" audio/tone.mpc'
+mk audio/audio-only.flv audio/x-flv audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:a libmp3lame -b:a 32k -f flv audio/audio-only.flv'
 
 ######################################################################################### video
 mk video/h264-aac.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f mp4 video/h264-aac.mp4'
@@ -247,6 +271,7 @@ mk archive/plain.txt.bz2 application/x-bzip2 archive 'bzip2 -9 -c text/plain.txt
 mk archive/plain.txt.xz application/x-xz archive 'xz -9 -c text/plain.txt > archive/plain.txt.xz'
 mk archive/sample.7z application/x-7z-compressed archive '7z a -bd -bso0 archive/sample.7z text/plain.txt text/utf8.txt'
 mk archive/plain.txt.zst application/zstd archive 'zstd -q -19 -c text/plain.txt > archive/plain.txt.zst'
+mk archive/rose.fits.gz application/gzip archive 'gzip -n -9 -c image/rose.fits > archive/rose.fits.gz'
 
 ######################################################################################## public
 # Real-world files from producers that cannot run here (Office 365, iMovie, a phone's HEIF writer),

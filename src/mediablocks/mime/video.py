@@ -182,9 +182,19 @@ def _aiff(head: bytes, window: memoryview, truncated: bool) -> str | None:
 
 
 def _flv(head: bytes, window: memoryview, truncated: bool) -> str | None:
-    if head.startswith(b"FLV\x01") and len(head) >= 9 and _u32be(head, 5) >= 9:
-        return "video/x-flv"
-    return None
+    """FLV; ``audio/x-flv`` when no video is in it: the header's flags say none, or the first
+    tags in the window are audio only (some writers set the video flag regardless)."""
+    if not head.startswith(b"FLV\x01") or len(head) < 9 or _u32be(head, 5) < 9:
+        return None
+    kinds: list[int] = []
+    pos = _u32be(head, 5) + 4  # after the header and PreviousTagSize0
+    while len(kinds) < 32 and pos + 11 <= len(window):
+        kinds.append(window[pos] & 0x1F)
+        pos += 11 + ((window[pos + 1] << 16) | (window[pos + 2] << 8) | window[pos + 3]) + 4
+    has_audio = 8 in kinds or head[4] & 4
+    if 9 not in kinds and has_audio and (not head[4] & 1 or kinds.count(8) >= 8):
+        return "audio/x-flv"
+    return "video/x-flv"
 
 
 # -- Matroska / WebM -------------------------------------------------------------------------------
