@@ -180,6 +180,7 @@ mk image/rose.ras image/x-sun-raster image 'convert rose: image/rose.ras'
 mk image/rgb.qoi image/qoi image '"$PY" -c "from PIL import Image; Image.open(\"image/rgb.png\").save(\"image/rgb.qoi\")"'
 mk image/rose.fits image/fits image 'convert rose: -colorspace gray -depth 8 image/rose.fits'
 mk image/rose-tiled-gzip.fits image/fits image 'cp image/rose.fits "$W/r.fits" && fpack -g -O image/rose-tiled-gzip.fits "$W/r.fits"'
+mk image/frame-past-canvas.gif image/gif image 'convert -delay 20 \( -size 24x24 xc:red -repage 24x24+0+0 \) \( -size 24x24 xc:blue -repage 24x24+12+12 \) -loop 0 image/frame-past-canvas.gif'
 
 ######################################################################################### audio
 # Speech: espeak-ng says a sentence, sox makes it 16 kHz mono 16-bit PCM.

@@ -19,6 +19,7 @@ from .blocks import (
 from .datauri import DataURI, parse_data_uri
 from .errors import (
     BlockedURLError,
+    BrokenMediaError,
     DecodeError,
     DoesNotFitError,
     DownloadTooLargeError,
@@ -108,6 +109,7 @@ __all__ = [
     "BlockReport",
     "BlockedURLError",
     "BranchSummaryMessage",
+    "BrokenMediaError",
     "CompactionSummaryMessage",
     "ContentBlock",
     "CustomMessage",

@@ -78,11 +78,24 @@ def _open(data: bytes, what: str, max_pixels: int | None) -> ImageFile:
         raise UnsupportedBlockError(f"{what}: {_unreadable_hint(data)}") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise DecodeError(f"{what}: not a readable image: {exc}") from None
+    if image.format == "EPS" and not _has_ghostscript():
+        image.close()
+        raise UnsupportedBlockError(
+            f"{what}: EPS is PostScript, which only Ghostscript renders, and the gs program "
+            "is not installed (apt-get install ghostscript, brew install ghostscript)"
+        )
     width, height = image.size
     if max_pixels is not None and width * height > max_pixels:
         image.close()
         raise _bomb(what, width * height, max_pixels, (width, height))
     return image
+
+
+def _has_ghostscript() -> bool:
+    """Whether Pillow's EPS plugin finds the Ghostscript program it renders with."""
+    from PIL import EpsImagePlugin
+
+    return bool(EpsImagePlugin.has_ghostscript())
 
 
 def _bomb(
