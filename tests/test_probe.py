@@ -387,6 +387,19 @@ def test_unknown_bytes_give_none_fields() -> None:
     assert info.width is info.duration is info.pages is None
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff\xfb\xfc\x00" + bytes(200),  # an MPEG sync word with impossible fields
+        b"\xff\xf1" + b"\x01" * 300,  # an ADTS sync word, nothing else
+        bytes(range(256)) * 3,
+    ],
+)
+def test_unrecognised_bytes_give_the_empty_answer(data: bytes) -> None:
+    # docs/probe.md: nothing recognisable is a MediaInfo whose facts are all None, not an error.
+    assert probe_bytes(data) == MediaInfo(mime_type="application/octet-stream")
+
+
 def test_explicit_mime_is_reported() -> None:
     info = probe_bytes(_wav(0.1, 8000, 1), "audio/x-wav")
     assert info.mime_type == "audio/wav"  # normalised

@@ -109,6 +109,11 @@ _OLE_STREAMS = (
 )
 
 
+# 56616700-C154-11CE-8553-00AA00A1F95B, as a compound file stores a CLSID (first fields LE).
+_FLASHPIX_CLSID = bytes.fromhex("00676156 54c1 ce11 8553 00aa00a1f95b".replace(" ", ""))
+_MIC_STORAGE = ".ACI\x00".encode("utf-16-le")
+
+
 def _ole2(head: bytes, window: memoryview, truncated: bool) -> str | None:
     """Legacy Office files: a compound file whose directory names the main stream.
 
@@ -124,8 +129,13 @@ def _ole2(head: bytes, window: memoryview, truncated: bool) -> str | None:
         return None
     directory = (_u32le(head, 48) + 1) << shift
     if directory + 128 <= len(window):
+        # The root entry's class id names FlashPix; Image Composer keeps "*.ACI" storages.
+        if window[directory + 0x50 : directory + 0x60].tobytes() == _FLASHPIX_CLSID:
+            return "image/vnd.fpx"
         # The directory's first sectors (usually contiguous) hold the main streams' entries.
         names = window[directory : min(len(window), directory + (4 << shift))].tobytes()
+        if _MIC_STORAGE in names:
+            return "image/x-mic"
         for name, mime in _OLE_STREAMS:
             if name in names:
                 return mime
