@@ -190,3 +190,47 @@ def test_apng_checks_never_raise_on_mutated_bytes(data: st.DataObject) -> None:
 def test_new_testdata_stays_small() -> None:
     paths = [Path(p) for p, _ in CONVERTED] + [Path("image/frame-past-canvas.gif")]
     assert sum((TESTDATA / p).stat().st_size for p in paths) < 200_000
+
+
+# -- every image of the corpus, prepared for providers with different image rules ----------------
+
+_PROVIDERS = ("openai-chat", "anthropic", "gemini", "xai", "groq")
+
+
+def _corpus_images() -> list[str]:
+    from .conftest import load_manifest
+
+    return sorted(
+        path
+        for path, entry in load_manifest().items()
+        if (entry["mime"] or "").startswith("image/")  # bad/ too: broken, bombs, lies
+    )
+
+
+@pytest.mark.parametrize("path", _corpus_images())
+def test_every_prepared_corpus_image_decodes(path: str) -> None:
+    """Nothing leaves prepare that its own decoder cannot open: refused (a MediaBlocksError
+    naming the block) or an image of a type the provider takes, every frame decoding."""
+    from mediablocks.images.opening import _heif_decoder
+    from mediablocks.limits import limits_for
+
+    _heif_decoder()  # HEIC sent to Gemini is decoded with pillow-heif below
+    block = media_block(TESTDATA / path)
+    for provider in _PROVIDERS:
+        refusal = ""
+        try:
+            messages, _ = prepare_with_report([UserMessage(content=[block])], provider)
+        except MediaBlocksError as exc:
+            refusal = str(exc)
+        if refusal:
+            assert Path(path).name in refusal
+            continue
+        out = messages[0].content[0]
+        assert isinstance(out, ImageBlock)
+        assert out.mime_type in limits_for(provider).image_types, (provider, out.mime_type)
+        data = out.read()
+        if out.mime_type == "image/png":
+            assert apng_problem(data) is None
+        with Image.open(io.BytesIO(data)) as image:
+            for frame in ImageSequence.Iterator(image):
+                frame.load()
