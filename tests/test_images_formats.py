@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image, ImageSequence
+from PIL import Image, ImageSequence, UnidentifiedImageError
 
 import mediablocks as mb
 from mediablocks.errors import BrokenMediaError, DoesNotFitError, MediaBlocksError
@@ -234,3 +234,20 @@ def test_every_prepared_corpus_image_decodes(path: str) -> None:
         with Image.open(io.BytesIO(data)) as image:
             for frame in ImageSequence.Iterator(image):
                 frame.load()
+
+
+def test_flashpix_without_olefile_names_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mediablocks.images import opening
+
+    def unidentified(*args: object, **kwargs: object) -> None:
+        raise UnidentifiedImageError("no FPX plugin without olefile")
+
+    monkeypatch.setattr(opening, "_has_olefile", lambda: False)
+    monkeypatch.setattr(opening.Image, "open", unidentified)  # Pillow as it is without olefile
+    header = bytearray(1024)  # a compound file whose root entry has FlashPix's class id
+    header[:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    header[30:32] = (9).to_bytes(2, "little")
+    header[512 + 0x50 : 512 + 0x60] = bytes.fromhex("0067615654c1ce11855300aa00a1f95b")
+    block = ImageBlock.from_bytes(bytes(header), "image/vnd.fpx")
+    with pytest.raises(DoesNotFitError, match="olefile"):
+        prepare_with_report([UserMessage(content=[block])], "openai")
