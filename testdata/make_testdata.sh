@@ -282,6 +282,10 @@ mk public/fixture-imovie.mp4 video/mp4 video 'curl -fsSL https://raw.githubuserc
 mk public/fixture-office365.docx application/vnd.openxmlformats-officedocument.wordprocessingml.document document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.docx -o public/fixture-office365.docx'
 mk public/fixture-office365.xlsx application/vnd.openxmlformats-officedocument.spreadsheetml.sheet document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.xlsx -o public/fixture-office365.xlsx'
 mk public/fixture-office365.pptx application/vnd.openxmlformats-officedocument.presentationml.presentation document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.pptx -o public/fixture-office365.pptx'
+# copied unchanged from python-pillow/Pillow's test images (MIT-CMU; notice: public/LICENSE-Pillow).
+mk public/pillow-hopper.fli video/x-flic video 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.fli -o public/pillow-hopper.fli'
+mk public/pillow-hopper.mic image/x-mic image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.mic -o public/pillow-hopper.mic'
+mk public/pillow-input_bw_one_band.fpx image/vnd.fpx image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/input_bw_one_band.fpx -o public/pillow-input_bw_one_band.fpx'
 
 ########################################################################################### bad
 mk bad/empty.bin null bad ': > bad/empty.bin' 'zero bytes'
@@ -311,7 +315,7 @@ for e in sorted(entries, key=lambda e: e["path"]):
     manifest[path] = e
 on_disk = {
     os.path.relpath(os.path.join(d, f)) for d, _, fs in os.walk(".") for f in fs
-} - {"README.md", "manifest.json", "make_testdata.sh", "public/LICENSE"}
+} - {"README.md", "manifest.json", "make_testdata.sh", "public/LICENSE", "public/LICENSE-Pillow"}
 assert on_disk == set(manifest), sorted(on_disk ^ set(manifest))
 with open("manifest.json", "w", encoding="utf-8") as out:
     json.dump(manifest, out, indent=2, ensure_ascii=False)
@@ -340,7 +344,9 @@ lines = [
     "- Licence: made here for this project; dedicated to the public domain (CC0 1.0), except",
     "  `public/`: five real-world files copied unchanged from the test fixtures of",
     "  sindresorhus/file-type (commit 2c54d066efdf), MIT License, Copyright (c) Sindre Sorhus;",
-    "  the notice is in `public/LICENSE` and travels with the files.",
+    "  the notice is in `public/LICENSE` and travels with the files; and `public/pillow-*`: FLI,",
+    "  MIC and FlashPix files (formats no encoder here writes) copied unchanged from Pillow's test",
+    "  images (commit 4e5f09f533db), MIT-CMU licence, notice in `public/LICENSE-Pillow`.",
     "",
     "Notes: `image/sideways-exif6-gps.jpg` holds an upright portrait scene (sun top-left, ground at",
     "the bottom, the word TOP) whose pixels are stored turned 90 degrees counter-clockwise with EXIF",

@@ -251,3 +251,31 @@ def test_flashpix_without_olefile_names_what_to_install(monkeypatch: pytest.Monk
     block = ImageBlock.from_bytes(bytes(header), "image/vnd.fpx")
     with pytest.raises(DoesNotFitError, match="olefile"):
         prepare_with_report([UserMessage(content=[block])], "openai")
+
+
+@pytest.mark.parametrize(
+    ("name", "mime", "size"),
+    [
+        ("pillow-hopper.mic", "image/x-mic", (128, 128)),
+        ("pillow-input_bw_one_band.fpx", "image/vnd.fpx", (70, 46)),
+    ],
+)
+def test_compound_file_images_are_converted(name: str, mime: str, size: tuple[int, int]) -> None:
+    pytest.importorskip("olefile")  # Pillow reads FlashPix and MIC through it
+    block = media_block(TESTDATA / "public" / name)
+    assert isinstance(block, ImageBlock)
+    assert block.mime_type == mime
+    out, report = _prepared(block, "openai")
+    with Image.open(io.BytesIO(out.read())) as image:
+        image.load()
+        assert image.size == size
+    assert f"converted: {mime} -> {out.mime_type}" in report
+
+
+def test_flic_is_detected_as_video() -> None:
+    # Pillow reads it; ffmpeg's flic decoder gives no frame for this file, so prepare refuses it
+    # naming the block (see the report: the video path would need Pillow for FLIC).
+    block = media_block(TESTDATA / "public/pillow-hopper.fli")
+    assert block.mime_type == "video/x-flic"
+    with pytest.raises(MediaBlocksError, match=r"pillow-hopper\.fli"):
+        prepare_with_report([UserMessage(content=[block])], "gemini")

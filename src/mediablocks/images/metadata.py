@@ -42,6 +42,8 @@ _FORMAT_MIME = {
     "FITS": "image/fits",
     "EPS": "image/x-eps",
     "FLI": "video/x-flic",
+    "FPX": "image/vnd.fpx",
+    "MIC": "image/x-mic",
 }
 
 _HARMLESS_EXIF = frozenset(
