@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from mediablocks.errors import DecodeError, MediaBlocksError, SourceError
@@ -290,6 +292,22 @@ def test_esds_channels_compact_and_padded_lengths(
     from mediablocks.probe.video import _esds_channels
 
     assert _esds_channels(_esds(config, padded)) == channels
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64), st.booleans(), st.binary(min_size=0, max_size=8))
+def test_esds_parser_on_any_bytes_gives_channels_or_truncated(
+    noise: bytes, padded: bool, config: bytes
+) -> None:
+    from mediablocks.probe._data import _Truncated
+    from mediablocks.probe.video import _esds_channels
+
+    for body in (noise, _esds(config, padded), _esds(config, padded)[: len(noise)]):
+        try:
+            channels = _esds_channels(body)
+        except _Truncated:
+            continue  # the probe turns this into DecodeError naming the file
+        assert channels is None or 1 <= channels <= 15
 
 
 def test_esds_config_too_short_for_its_channels_says_nothing() -> None:
