@@ -127,7 +127,9 @@ def _cur(head: bytes, window: memoryview, truncated: bool) -> str | None:
     if not head.startswith(b"\x00\x00\x02\x00") or len(head) < 22:
         return None
     count, reserved, size, offset = _u16le(head, 4), head[9], _u32le(head, 14), _u32le(head, 18)
-    if count == 0 or reserved != 0 or size == 0 or offset < 6 + 16 * count:
+    # Cursor writers put the first image right after the directory: stricter than ICO's check,
+    # as "00 00 02 00" starts more binary data than "00 00 01 00" does.
+    if not 0 < count <= 64 or reserved != 0 or size < 40 or offset != 6 + 16 * count:
         return None
     return "image/x-win-bitmap"
 
