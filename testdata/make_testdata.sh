@@ -286,6 +286,10 @@ mk public/fixture-office365.pptx application/vnd.openxmlformats-officedocument.p
 mk public/pillow-hopper.fli video/x-flic video 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.fli -o public/pillow-hopper.fli'
 mk public/pillow-hopper.mic image/x-mic image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.mic -o public/pillow-hopper.mic'
 mk public/pillow-input_bw_one_band.fpx image/vnd.fpx image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/input_bw_one_band.fpx -o public/pillow-input_bw_one_band.fpx'
+mk public/pillow-blp1_jpeg2.blp image/x-blp image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/blp/blp1_jpeg2.blp -o public/pillow-blp1_jpeg2.blp'
+mk public/pillow-blp2_dxt1a.blp image/x-blp image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/blp/blp2_dxt1a.blp -o public/pillow-blp2_dxt1a.blp'
+mk public/pillow-hopper.msp image/x-msp image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.msp -o public/pillow-hopper.msp'
+mk public/pillow-gbr.gbr image/x-gimp-gbr image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/gbr.gbr -o public/pillow-gbr.gbr'
 
 ########################################################################################### bad
 mk bad/empty.bin null bad ': > bad/empty.bin' 'zero bytes'
@@ -345,7 +349,7 @@ lines = [
     "  `public/`: five real-world files copied unchanged from the test fixtures of",
     "  sindresorhus/file-type (commit 2c54d066efdf), MIT License, Copyright (c) Sindre Sorhus;",
     "  the notice is in `public/LICENSE` and travels with the files; and `public/pillow-*`: FLI,",
-    "  MIC and FlashPix files (formats no encoder here writes) copied unchanged from Pillow's test",
+    "  MIC, FlashPix, BLP, MSP and GIMP brush files (formats no encoder here writes) from Pillow's test",
     "  images (commit 4e5f09f533db), MIT-CMU licence, notice in `public/LICENSE-Pillow`.",
     "",
     "Notes: `image/sideways-exif6-gps.jpg` holds an upright portrait scene (sun top-left, ground at",

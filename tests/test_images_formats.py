@@ -258,10 +258,15 @@ def test_flashpix_without_olefile_names_what_to_install(monkeypatch: pytest.Monk
     [
         ("pillow-hopper.mic", "image/x-mic", (128, 128)),
         ("pillow-input_bw_one_band.fpx", "image/vnd.fpx", (70, 46)),
+        ("pillow-blp1_jpeg2.blp", "image/x-blp", (425, 256)),
+        ("pillow-blp2_dxt1a.blp", "image/x-blp", (16, 16)),
+        ("pillow-hopper.msp", "image/x-msp", (128, 128)),
+        ("pillow-gbr.gbr", "image/x-gimp-gbr", (64, 64)),
     ],
 )
-def test_compound_file_images_are_converted(name: str, mime: str, size: tuple[int, int]) -> None:
-    pytest.importorskip("olefile")  # Pillow reads FlashPix and MIC through it
+def test_pillow_test_images_are_converted(name: str, mime: str, size: tuple[int, int]) -> None:
+    if name.endswith((".mic", ".fpx")):
+        pytest.importorskip("olefile")  # Pillow reads FlashPix and MIC through it
     block = media_block(TESTDATA / "public" / name)
     assert isinstance(block, ImageBlock)
     assert block.mime_type == mime

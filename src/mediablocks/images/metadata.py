@@ -44,6 +44,9 @@ _FORMAT_MIME = {
     "FLI": "video/x-flic",
     "FPX": "image/vnd.fpx",
     "MIC": "image/x-mic",
+    "BLP": "image/x-blp",
+    "MSP": "image/x-msp",
+    "GBR": "image/x-gimp-gbr",
 }
 
 _HARMLESS_EXIF = frozenset(

@@ -26,13 +26,16 @@ from .images import (
     _tiff,
 )
 from .rasters import (
+    _blp,
     _cur,
     _dcx,
     _dds,
     _eps,
     _fits,
     _fli,
+    _gbr,
     _icns,
+    _msp,
     _pcx,
     _pnm,
     _qoi,
@@ -91,6 +94,9 @@ _TABLE: tuple[tuple[str, bytes, _Check], ...] = (
     ("sun-raster", b"\x59", _sun_raster),
     ("cur", b"\x00", _cur),
     ("fits", b"S", _fits),
+    ("blp", b"B", _blp),
+    ("msp", b"DL", _msp),
+    ("gbr", b"\x00", _gbr),
     ("rtf", b"{", _rtf),
     ("archive", b"\x1fB\xfd7(R", _archive),
     # Checks that do not start at byte 0, for every input:

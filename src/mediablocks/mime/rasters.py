@@ -190,3 +190,30 @@ def _tga(head: bytes, window: memoryview, truncated: bool) -> str | None:
         if 18 + id_length + palette + pixels > len(head):
             return None  # an uncompressed image must hold its pixels
     return "image/x-tga"
+
+
+def _blp(head: bytes, window: memoryview, truncated: bool) -> str | None:
+    """Blizzard texture: BLP1 (JPEG or palette content) or BLP2 (type 1, a known encoding)."""
+    if len(head) < 20:
+        return None
+    if head.startswith(b"BLP1") and _u32le(head, 4) in (0, 1):
+        return "image/x-blp"
+    if head.startswith(b"BLP2") and _u32le(head, 4) == 1 and head[8] in (1, 2, 3):
+        return "image/x-blp"
+    return None
+
+
+def _msp(head: bytes, window: memoryview, truncated: bool) -> str | None:
+    # Microsoft Paint 1.x/2.x: "DanM" or "LinS", then a non-zero size.
+    if head[:4] in (b"DanM", b"LinS") and len(head) >= 32 and _u16le(head, 4) and _u16le(head, 6):
+        return "image/x-msp"
+    return None
+
+
+def _gbr(head: bytes, window: memoryview, truncated: bool) -> str | None:
+    # GIMP brush, version 2: header size, version, size, 1 or 4 bytes per pixel, "GIMP".
+    if len(head) < 28 or head[20:24] != b"GIMP" or _u32be(head, 4) != 2:
+        return None
+    if _u32be(head, 0) < 28 or _u32be(head, 16) not in (1, 4):
+        return None
+    return "image/x-gimp-gbr" if _u32be(head, 8) and _u32be(head, 12) else None
