@@ -10,6 +10,8 @@
 #   libheif-examples libavif-bin libjxl-tools libopenjp2-tools webp flac vorbis-tools opus-tools
 #   zip p7zip-full zstd xz-utils bzip2 libimage-exiftool-perl espeak-ng pandoc python3-mido
 #   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui curl
+#   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
+#   icnsutils icoutils libcfitsio-bin wavpack musepack-tools
 # and a Python with Pillow as $PY (default: the project's .venv).
 #
 # Usage: bash testdata/make_testdata.sh        (rewrites every file it lists, then the manifest)
@@ -111,6 +113,7 @@ XML'
 mk text/object.json application/json text 'printf "{\"name\": \"mediablocks\", \"version\": 1, \"tags\": [\"image\", \"audio\"], \"nested\": {\"ok\": true}}\n" > text/object.json'
 mk text/array.json application/json text 'printf "[{\"id\": 1, \"score\": 0.5}, {\"id\": 2, \"score\": 0.75}, null, \"text\"]\n" > text/array.json'
 mk text/data.csv text/csv text 'printf "city,country,population\nBerlin,Germany,3645000\nMadrid,Spain,3223000\nLisbon,Portugal,545000\n\"Washington, D.C.\",USA,689545\n" > text/data.csv'
+mk text/utf16le-bom-multiscript.txt text/plain text 'printf "\xff\xfe" > text/utf16le-bom-multiscript.txt && printf "English and café, Ελληνικά, Русский текст, 日本語のテキスト, 中文, 한국어, עברית, ქართული, emoji 😀🎉👍.\nSecond line: ok.\n" | iconv -f UTF-8 -t UTF-16LE >> text/utf16le-bom-multiscript.txt'
 
 ######################################################################################### image
 mk image/photo.jpg image/jpeg image 'convert -seed 7 -size 640x480 plasma:fractal -quality 92 -sampling-factor 2x2 image/photo.jpg && exiftool -q -overwrite_original -Make=mediablocks -Model="Plasma Camera" -DateTimeOriginal="2024:05:01 12:00:00" -Artist="testdata (CC0)" image/photo.jpg'
@@ -158,6 +161,26 @@ mk image/no-xml-declaration.svg image/svg+xml image 'cat > image/no-xml-declarat
   <path d="M4 44 L32 4 L60 44 Z" fill="#c33"/>
 </svg>
 SVG'
+mk image/rose.tga image/x-tga image 'convert rose: image/rose.tga'
+mk image/rose-rle.tga image/x-tga image 'convert rose: -compress RLE image/rose-rle.tga'
+mk image/rose.dds image/vnd.ms-dds image 'convert rose: -define dds:compression=dxt1 -define dds:mipmaps=0 image/rose.dds'
+mk image/rose.sgi image/x-sgi image 'convert rose: image/rose.sgi'
+mk image/rose.pcx image/vnd.zbrush.pcx image 'convert rose: image/rose.pcx'
+mk image/rose.dcx image/x-dcx image 'convert rose: image/rose.dcx'
+mk image/rose.icns image/x-icns image 'convert rose: -resize "32x32!" "$W/r32.png" && png2icns image/rose.icns "$W/r32.png"'
+mk image/rose.cur image/x-win-bitmap image 'convert rose: -resize "32x32!" "$W/r32.png" && icotool -c --cursor -X 4 -Y 4 -o image/rose.cur "$W/r32.png"'
+mk image/plain.pbm image/x-portable-bitmap image 'convert rose: -threshold 50% -compress none image/plain.pbm'
+mk image/raw.pgm image/x-portable-graymap image 'convert rose: -colorspace gray image/raw.pgm'
+mk image/plain.ppm image/x-portable-pixmap image 'convert rose: -resize 24x16 -compress none image/plain.ppm'
+mk image/raw.ppm image/x-portable-pixmap image 'convert rose: image/raw.ppm'
+mk image/rose.xpm image/x-xpixmap image 'convert rose: -colors 16 image/rose.xpm'
+mk image/rose.xbm image/x-xbitmap image 'convert rose: -threshold 50% image/rose.xbm'
+mk image/rose.eps image/x-eps image 'convert rose: eps2:image/rose.eps'
+mk image/rose.ras image/x-sun-raster image 'convert rose: image/rose.ras'
+mk image/rgb.qoi image/qoi image '"$PY" -c "from PIL import Image; Image.open(\"image/rgb.png\").save(\"image/rgb.qoi\")"'
+mk image/rose.fits image/fits image 'convert rose: -colorspace gray -depth 8 image/rose.fits'
+mk image/rose-tiled-gzip.fits image/fits image 'cp image/rose.fits "$W/r.fits" && fpack -g -O image/rose-tiled-gzip.fits "$W/r.fits"'
+mk image/frame-past-canvas.gif image/gif image 'convert -delay 20 \( -size 24x24 xc:red -repage 24x24+0+0 \) \( -size 24x24 xc:blue -repage 24x24+12+12 \) -loop 0 image/frame-past-canvas.gif'
 
 ######################################################################################### audio
 # Speech: espeak-ng says a sentence, sox makes it 16 kHz mono 16-bit PCM.
@@ -192,6 +215,10 @@ mk audio/sample.caf audio/x-caf audio 'ffmpeg -v error -f lavfi -i sine=frequenc
 mk audio/sample.ac3 audio/ac3 audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=48000:duration=0.3 -c:a ac3 -b:a 64k -f ac3 audio/sample.ac3'
 mk audio/voice-note.webm audio/webm audio 'espeak-ng -v en -s 150 -w "$W/voice.wav" "This is a voice note recorded in the browser. Please transcribe it." && ffmpeg -v error -i "$W/voice.wav" -ar 48000 -ac 1 -c:a libopus -b:a 24k -application voip -f webm audio/voice-note.webm'
 mk audio/voice-memo.m4a audio/mp4 audio 'espeak-ng -v en-us -s 160 -w "$W/memo.wav" "Reminder: buy milk, call the bank, and send the report by Friday." && ffmpeg -v error -i "$W/memo.wav" -ar 44100 -ac 1 -c:a aac -b:a 32k -movflags +faststart -f ipod audio/voice-memo.m4a'
+mk audio/audiobook-cover.m4b audio/mp4 audio 'ffmpeg -v error -f lavfi -i "color=c=gray:s=160x160,noise=alls=100:allf=t" -frames:v 1 "$W/cover.png" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=1 -i "$W/cover.png" -map 0 -map 1 -c:a aac -b:a 24k -c:v copy -disposition:v attached_pic -metadata title="Chapter test" -movflags +faststart -f mp4 audio/audiobook-cover.m4b'
+mk audio/tone.wv audio/x-wavpack audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=16000:duration=0.5 "$W/wv.wav" && wavpack -q "$W/wv.wav" -o audio/tone.wv'
+mk audio/tone.mpc audio/x-musepack audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=44100:duration=0.5 "$W/mpc.wav" && mpcenc --silent --quality 2 "$W/mpc.wav" audio/tone.mpc'
+mk audio/audio-only.flv audio/x-flv audio 'ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:a libmp3lame -b:a 32k -f flv audio/audio-only.flv'
 
 ######################################################################################### video
 mk video/h264-aac.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f mp4 video/h264-aac.mp4'
@@ -199,6 +226,8 @@ mk video/sample.mov video/quicktime video 'ffmpeg -v error -f lavfi -i testsrc2=
 mk video/sample.m4v video/x-m4v video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 24k -f ipod video/sample.m4v'
 mk video/h263.3gp video/3gpp video 'ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.5 -c:v h263 -q:v 20 -c:a aac -b:a 12k -ac 1 -f 3gp video/h263.3gp'
 mk video/sample.3g2 video/3gpp2 video 'ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.5 -c:v mpeg4 -q:v 20 -c:a aac -b:a 12k -ac 1 -f 3g2 video/sample.3g2'
+mk video/gstreamer-compact-esds.mp4 video/mp4 video 'ffmpeg -v error -f lavfi -i testsrc=size=64x48:rate=5:duration=0.6 -c:v mpeg4 -q:v 10 "$W/v.mp4" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.6 "$W/a.wav" && gst-launch-1.0 -q -e filesrc location="$W/v.mp4" ! qtdemux ! queue ! mpeg4videoparse ! mp4mux name=m faststart=true ! filesink location=video/gstreamer-compact-esds.mp4 filesrc location="$W/a.wav" ! wavparse ! audioconvert ! voaacenc bitrate=24000 ! aacparse ! queue ! m.'
+mk video/gstreamer-compact-esds.3gp video/3gpp video 'ffmpeg -v error -f lavfi -i testsrc=size=128x96:rate=5:duration=0.6 -c:v h263 -q:v 20 "$W/v.3gp" && ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.6 "$W/a8.wav" && gst-launch-1.0 -q -e filesrc location="$W/v.3gp" ! qtdemux ! queue ! h263parse ! 3gppmux name=m faststart=true ! filesink location=video/gstreamer-compact-esds.3gp filesrc location="$W/a8.wav" ! wavparse ! audioconvert ! voaacenc bitrate=12000 ! aacparse ! queue ! m.'
 mk video/vp8-vorbis.webm video/webm video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libvpx -b:v 100k -c:a libvorbis -q:a 0 -f webm video/vp8-vorbis.webm'
 mk video/vp9-opus.webm video/webm video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libvpx-vp9 -b:v 100k -deadline realtime -cpu-used 8 -c:a libopus -b:a 16k -f webm video/vp9-opus.webm'
 mk video/h264-flac.mkv video/x-matroska video 'ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=10:duration=0.5 -f lavfi -i sine=frequency=440:sample_rate=22050:duration=0.5 -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a flac -f matroska video/h264-flac.mkv'
@@ -243,6 +272,7 @@ mk archive/plain.txt.bz2 application/x-bzip2 archive 'bzip2 -9 -c text/plain.txt
 mk archive/plain.txt.xz application/x-xz archive 'xz -9 -c text/plain.txt > archive/plain.txt.xz'
 mk archive/sample.7z application/x-7z-compressed archive '7z a -bd -bso0 archive/sample.7z text/plain.txt text/utf8.txt'
 mk archive/plain.txt.zst application/zstd archive 'zstd -q -19 -c text/plain.txt > archive/plain.txt.zst'
+mk archive/rose.fits.gz application/gzip archive 'gzip -n -9 -c image/rose.fits > archive/rose.fits.gz'
 
 ######################################################################################## public
 # Real-world files from producers that cannot run here (Office 365, iMovie, a phone's HEIF writer),
@@ -252,6 +282,14 @@ mk public/fixture-imovie.mp4 video/mp4 video 'curl -fsSL https://raw.githubuserc
 mk public/fixture-office365.docx application/vnd.openxmlformats-officedocument.wordprocessingml.document document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.docx -o public/fixture-office365.docx'
 mk public/fixture-office365.xlsx application/vnd.openxmlformats-officedocument.spreadsheetml.sheet document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.xlsx -o public/fixture-office365.xlsx'
 mk public/fixture-office365.pptx application/vnd.openxmlformats-officedocument.presentationml.presentation document 'curl -fsSL https://raw.githubusercontent.com/sindresorhus/file-type/2c54d066efdf/fixture/fixture-office365.pptx -o public/fixture-office365.pptx'
+# copied unchanged from python-pillow/Pillow's test images (MIT-CMU; notice: public/LICENSE-Pillow).
+mk public/pillow-hopper.fli video/x-flic video 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.fli -o public/pillow-hopper.fli'
+mk public/pillow-hopper.mic image/x-mic image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.mic -o public/pillow-hopper.mic'
+mk public/pillow-input_bw_one_band.fpx image/vnd.fpx image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/input_bw_one_band.fpx -o public/pillow-input_bw_one_band.fpx'
+mk public/pillow-blp1_jpeg2.blp image/x-blp image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/blp/blp1_jpeg2.blp -o public/pillow-blp1_jpeg2.blp'
+mk public/pillow-blp2_dxt1a.blp image/x-blp image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/blp/blp2_dxt1a.blp -o public/pillow-blp2_dxt1a.blp'
+mk public/pillow-hopper.msp image/x-msp image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/hopper.msp -o public/pillow-hopper.msp'
+mk public/pillow-gbr.gbr image/x-gimp-gbr image 'curl -fsSL https://raw.githubusercontent.com/python-pillow/Pillow/4e5f09f533db/Tests/images/gbr.gbr -o public/pillow-gbr.gbr'
 
 ########################################################################################### bad
 mk bad/empty.bin null bad ': > bad/empty.bin' 'zero bytes'
@@ -281,7 +319,7 @@ for e in sorted(entries, key=lambda e: e["path"]):
     manifest[path] = e
 on_disk = {
     os.path.relpath(os.path.join(d, f)) for d, _, fs in os.walk(".") for f in fs
-} - {"README.md", "manifest.json", "make_testdata.sh", "public/LICENSE"}
+} - {"README.md", "manifest.json", "make_testdata.sh", "public/LICENSE", "public/LICENSE-Pillow"}
 assert on_disk == set(manifest), sorted(on_disk ^ set(manifest))
 with open("manifest.json", "w", encoding="utf-8") as out:
     json.dump(manifest, out, indent=2, ensure_ascii=False)
@@ -310,7 +348,9 @@ lines = [
     "- Licence: made here for this project; dedicated to the public domain (CC0 1.0), except",
     "  `public/`: five real-world files copied unchanged from the test fixtures of",
     "  sindresorhus/file-type (commit 2c54d066efdf), MIT License, Copyright (c) Sindre Sorhus;",
-    "  the notice is in `public/LICENSE` and travels with the files.",
+    "  the notice is in `public/LICENSE` and travels with the files; and `public/pillow-*`: FLI,",
+    "  MIC, FlashPix, BLP, MSP and GIMP brush files (formats no encoder here writes) from Pillow's test",
+    "  images (commit 4e5f09f533db), MIT-CMU licence, notice in `public/LICENSE-Pillow`.",
     "",
     "Notes: `image/sideways-exif6-gps.jpg` holds an upright portrait scene (sun top-left, ground at",
     "the bottom, the word TOP) whose pixels are stored turned 90 degrees counter-clockwise with EXIF",

@@ -9,6 +9,7 @@ from mediablocks import errors
 
 EXPECTED_BUILTINS = {
     "DecodeError": ValueError,
+    "BrokenMediaError": ValueError,
     "MediaTypeError": ValueError,
     "UnsupportedBlockError": ValueError,
     "UnknownProviderError": ValueError,

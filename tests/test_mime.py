@@ -153,6 +153,44 @@ def test_mp4_whose_moov_is_past_the_window_is_video() -> None:
     assert detect_mime(late_moov) == "video/mp4"
 
 
+def test_mp4_past_the_window_with_an_m4a_compatible_brand_is_audio() -> None:
+    # Android and some audiobook tools: major brand mp42, M4A/M4B among the compatible ones.
+    mdat = _box(b"mdat", bytes(HEADER_WINDOW))
+    assert detect_mime(_ftyp(b"mp42", b"isom", b"M4A ") + mdat + _movie(b"vide")) == "audio/mp4"
+    assert detect_mime(_ftyp(b"mp42", b"isom", b"M4B ") + mdat) == "audio/mp4"
+
+
+def _long_moov(*handlers: bytes, tail: bytes = b"udta") -> bytes:
+    """A faststart movie whose moov runs past the window (cover art in ``udta``)."""
+    tracks = b"".join(_box(b"trak", _box(b"mdia", _hdlr(h))) for h in handlers)
+    cover = _box(tail, bytes(HEADER_WINDOW))
+    return _ftyp(b"isom", b"isom") + _box(b"moov", _box(b"mvhd", bytes(100)) + tracks + cover)
+
+
+@pytest.mark.parametrize(
+    ("handlers", "tail", "expected"),
+    [
+        ((b"soun",), b"udta", "audio/mp4"),
+        ((b"soun", b"text"), b"meta", "audio/mp4"),
+        ((b"soun", b"vide"), b"udta", "video/mp4"),
+        ((b"soun",), b"trak", "video/mp4"),  # a track is cut by the window: it may be video
+    ],
+)
+def test_moov_longer_than_the_window_is_judged_by_the_tracks_it_shows(
+    handlers: tuple[bytes, ...], tail: bytes, expected: str
+) -> None:
+    assert detect_mime(_long_moov(*handlers, tail=tail)) == expected
+
+
+def test_audiobook_with_cover_art_in_the_moov_is_audio() -> None:
+    data = (TESTDATA / "audio/audiobook-cover.m4b").read_bytes()
+    moov = data.index(b"moov") - 4
+    assert struct.unpack(">I", data[moov : moov + 4])[0] > HEADER_WINDOW  # the case it covers
+    assert detect_mime(data) == "audio/mp4"
+    as_video = data.replace(b"soun", b"vide", 1)
+    assert detect_mime(as_video) == "video/mp4"
+
+
 # -- formats the corpus does not hold --------------------------------------------------------------
 
 
@@ -625,3 +663,144 @@ def test_manifest_is_json_with_a_mime_per_file() -> None:
         pytest.skip("testdata/manifest.json is absent")
     raw = json.loads((TESTDATA / "manifest.json").read_text())
     assert all("mime" in entry for entry in raw.values())
+
+
+# -- the long tail: raster and audio formats prepare converts --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"MAC \x96\x0f" + bytes(58), "audio/x-ape"),  # Monkey's Audio 3.99
+        (b"MAC \x00\x00" + bytes(58), None),  # version 0: not a Monkey's Audio header
+        (b"tBaK\x00\x00\x00\x22" + bytes(56), "audio/x-tak"),
+        (b"DSD \x1c" + bytes(7) + bytes(52), "audio/x-dsf"),
+        (b"FRM8" + bytes(8) + b"DSD " + bytes(48), "audio/x-dff"),
+        (b"MPCK" + bytes(60), "audio/x-musepack"),
+        (b"MP+\x17" + bytes(60), "audio/x-musepack"),
+        (b"wvpk" + bytes(4) + b"\x10\x04" + bytes(54), "audio/x-wavpack"),
+        (b"wvpk" + bytes(4) + b"\x99\x09" + bytes(54), None),  # no WavPack version
+        # FLI (AF11) and FLC (AF12): size, magic, frames, 320x200, depth 8, flags 3
+        (struct.pack("<IHHHHHH", 4000, 0xAF11, 4, 320, 200, 8, 3) + bytes(48), "video/x-flic"),
+        (struct.pack("<IHHHHHH", 4000, 0xAF12, 4, 320, 200, 8, 0) + bytes(48), "video/x-flic"),
+        (struct.pack("<IHHHHHH", 4000, 0xAF12, 4, 320, 200, 24, 0) + bytes(48), None),
+        (b"DDS |\x00\x00\x00" + bytes(120), "image/vnd.ms-dds"),
+        (b"qoif\x00\x00\x00\x10\x00\x00\x00\x10\x04\x00" + bytes(8), "image/qoi"),
+        (b"SIMPLE  =                    T / conforming" + b" " * 37, "image/fits"),
+        (b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n", "image/x-eps"),
+        (b"%!PS-Adobe-3.0\n%%Pages: 1\n", "application/postscript"),
+    ],
+)
+def test_long_tail_signatures(data: bytes, expected: str | None) -> None:
+    assert detect_mime(data) == expected
+
+
+def test_ape_behind_an_id3v2_tag() -> None:
+    tag = b"ID3\x03\x00\x00\x00\x00\x00\x0a" + bytes(10)
+    assert detect_mime(tag + b"MAC \x96\x0f" + bytes(100)) == "audio/x-ape"
+
+
+@pytest.mark.parametrize(
+    ("flags", "tags", "expected"),
+    [
+        (4, [8, 8], "audio/x-flv"),  # header: audio only
+        (5, [18, 8, 9, 8], "video/x-flv"),
+        (5, [18] + [8] * 10, "audio/x-flv"),  # the video flag is set, but no video tag comes
+        (5, [18, 8, 8], "video/x-flv"),  # too few tags to overrule the header
+        (1, [9, 9], "video/x-flv"),
+    ],
+)
+def test_flv_without_video_is_audio(flags: int, tags: list[int], expected: str) -> None:
+    body = b"".join(
+        bytes([kind]) + (4).to_bytes(3, "big") + bytes(7) + bytes(4) + bytes(4) for kind in tags
+    )
+    data = b"FLV\x01" + bytes([flags]) + struct.pack(">I", 9) + bytes(4) + body
+    assert detect_mime(data) == expected
+
+
+def _ole_with_root(root_clsid: bytes = bytes(16), names: tuple[str, ...] = ()) -> bytes:
+    """A minimal compound file (OLE2): header, then a directory sector at sector 0."""
+    header = bytearray(512)
+    header[:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    header[30:32] = (9).to_bytes(2, "little")  # 512-byte sectors
+    entries = [("Root Entry", root_clsid), *((name, bytes(16)) for name in names)]
+    directory = bytearray()
+    for name, clsid in entries:
+        entry = bytearray(128)
+        raw = (name + "\x00").encode("utf-16-le")
+        entry[: len(raw)] = raw
+        entry[0x40:0x42] = len(raw).to_bytes(2, "little")
+        entry[0x50:0x60] = clsid
+        directory += entry
+    return bytes(header) + bytes(directory.ljust(512, b"\x00"))
+
+
+def test_flashpix_and_image_composer_are_images_not_ole_storage() -> None:
+    flashpix = bytes.fromhex("0067615654c1ce11855300aa00a1f95b")
+    assert detect_mime(_ole_with_root(flashpix)) == "image/vnd.fpx"
+    assert detect_mime(_ole_with_root(names=("Layer1.ACI", "Image"))) == "image/x-mic"
+    assert detect_mime(_ole_with_root(names=("Other",))) == "application/x-ole-storage"
+
+
+@pytest.mark.skipif(not MANIFEST, reason="testdata/manifest.json is absent")
+def test_tga_check_takes_no_other_testdata_file() -> None:
+    """TGA has no magic: its header check must refuse every other file of the corpus."""
+    from mediablocks.mime.rasters import _tga
+
+    for path, entry in MANIFEST.items():
+        data = (TESTDATA / path).read_bytes()
+        head = data[:4096]
+        found = _tga(head, memoryview(data)[:HEADER_WINDOW], len(data) > len(head))
+        assert (found == "image/x-tga") == (entry["mime"] == "image/x-tga"), path
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            b"DDS |",
+            b"\x01\xda",
+            b"\x0a\x05\x01",
+            b"icns",
+            b"P6\n",
+            b"/* XPM */",
+            b"#define ",
+            b"qoif",
+            b"\x59\xa6\x6a\x95",
+            b"\x00\x00\x02\x00",
+            b"SIMPLE  =",
+            b"%!PS-Adobe-3.0 EPSF",
+            b"\xc5\xd0\xd3\xc6",
+            b"wvpk",
+            b"MAC ",
+            b"MPCK",
+            b"tBaK",
+            b"DSD ",
+            b"FRM8",
+            b"FLV\x01",
+            b"\x00\x00\x02\x00\x00",
+            b"\xb1\x68\xde\x3a",
+        ]
+    ),
+    st.binary(max_size=600),
+)
+def test_long_tail_checks_never_raise(prefix: bytes, tail: bytes) -> None:
+    found = detect_mime(prefix + tail)
+    assert found is None or "/" in found
+
+
+def test_table_bytes_are_not_text() -> None:
+    ramp = bytes(range(0x21, 0x7F)) * 4  # printable bytes of a lookup table, no spaces
+    assert detect_mime(ramp) is None
+    lut16 = b"".join(struct.pack("<H", 0x4E00 + 3 * i) for i in range(512))  # CJK-range values
+    assert detect_mime(lut16) is None
+    assert detect_mime(b"\x80" * 600) is None
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_with_a_bom_may_mix_every_script(codec: str) -> None:
+    text = "English, Ελληνικά, Русский, 日本語, 한국어, ქართული, ᚠᚢᚦ runes, emoji 😀🎉\n"
+    bom = b"\xff\xfe" if codec == "utf-16-le" else b"\xfe\xff"
+    assert detect_mime(bom + text.encode(codec)) == "text/plain"
+    private = "private use \ue000\ue001 is not text\n"
+    assert detect_mime(bom + private.encode(codec)) is None

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from mediablocks.errors import DecodeError, MediaBlocksError, SourceError
@@ -192,6 +194,7 @@ AUDIO = [
     ("audio/sample.aiff", 0.3, 8000, 1, 0.001),
     ("audio/sample.aifc", 0.3, 8000, 1, 0.001),
     ("audio/sample.au", 0.3, 8000, 1, 0.001),
+    ("audio/audiobook-cover.m4b", 1.0, 22050, 1, 0.001),
 ]
 
 
@@ -232,6 +235,9 @@ VIDEO = [
     ("video/h264-flac.mkv", 96, 64, 0.5, 0.03),
     ("video/mpeg4-mp3.avi", 96, 64, 0.6, 0.001),
     ("video/theora-vorbis.ogv", 96, 64, 0.5, 0.001),
+    # GStreamer writes esds descriptor lengths in the compact one-byte form (ffmpeg pads them).
+    ("video/gstreamer-compact-esds.mp4", 64, 48, 0.6, 0.001),
+    ("video/gstreamer-compact-esds.3gp", 128, 96, 0.512, 0.001),
 ]
 
 
@@ -262,6 +268,53 @@ def test_mp4_with_moov_at_the_end_is_probed_without_reading_the_file(tmp_path: P
     assert (info.width, info.height) == (96, 64)
     assert info.duration == pytest.approx(0.5, abs=0.001)
     assert not block.loaded  # headers were read in place; the file was not loaded
+
+
+def _esds(config: bytes, padded: bool) -> bytes:
+    """An esds box body holding an AAC config, descriptor lengths compact or 0x80-padded."""
+
+    def descriptor(tag: int, payload: bytes) -> bytes:
+        size = len(payload)
+        length = bytes([0x80, 0x80, 0x80, size]) if padded else bytes([size])
+        return bytes([tag]) + length + payload
+
+    specific = descriptor(0x05, config)
+    decoder = descriptor(0x04, bytes([0x40, 0x15]) + b"\x00" * 11 + specific)
+    es = descriptor(0x03, b"\x00\x01\x00" + decoder + descriptor(0x06, b"\x02"))
+    return b"\x00\x00\x00\x00" + es
+
+
+@pytest.mark.parametrize("padded", [False, True])
+@pytest.mark.parametrize(("config", "channels"), [(b"\x13\x88", 1), (b"\x12\x10", 2)])
+def test_esds_channels_compact_and_padded_lengths(
+    padded: bool, config: bytes, channels: int
+) -> None:
+    from mediablocks.probe.video import _esds_channels
+
+    assert _esds_channels(_esds(config, padded)) == channels
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64), st.booleans(), st.binary(min_size=0, max_size=8))
+def test_esds_parser_on_any_bytes_gives_channels_or_truncated(
+    noise: bytes, padded: bool, config: bytes
+) -> None:
+    from mediablocks.probe._data import _Truncated
+    from mediablocks.probe.video import _esds_channels
+
+    for body in (noise, _esds(config, padded), _esds(config, padded)[: len(noise)]):
+        try:
+            channels = _esds_channels(body)
+        except _Truncated:
+            continue  # the probe turns this into DecodeError naming the file
+        assert channels is None or 1 <= channels <= 15
+
+
+def test_esds_config_too_short_for_its_channels_says_nothing() -> None:
+    from mediablocks.probe.video import _esds_channels
+
+    # One byte of AudioSpecificConfig: the channel field is not in it.
+    assert _esds_channels(_esds(b"\x13", padded=False)) is None
 
 
 def test_mp4_rotation_matrix_swaps_display_size() -> None:
@@ -350,6 +403,19 @@ def test_unknown_bytes_give_none_fields() -> None:
     info = probe_bytes(b"just some words, not media at all\n" * 4)
     assert info == MediaInfo(mime_type=info.mime_type)
     assert info.width is info.duration is info.pages is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff\xfb\xfc\x00" + bytes(200),  # an MPEG sync word with impossible fields
+        b"\xff\xf1" + b"\x01" * 300,  # an ADTS sync word, nothing else
+        bytes(range(256)) * 3,
+    ],
+)
+def test_unrecognised_bytes_give_the_empty_answer(data: bytes) -> None:
+    # docs/probe.md: nothing recognisable is a MediaInfo whose facts are all None, not an error.
+    assert probe_bytes(data) == MediaInfo(mime_type="application/octet-stream")
 
 
 def test_explicit_mime_is_reported() -> None:

@@ -20,6 +20,7 @@ from .convert.limits import ConversionLimits
 from .datauri import DataURI, parse_data_uri
 from .errors import (
     BlockedURLError,
+    BrokenMediaError,
     ConversionCrashedError,
     ConversionLimitError,
     ConversionTimeoutError,
@@ -112,6 +113,7 @@ __all__ = [
     "BlockReport",
     "BlockedURLError",
     "BranchSummaryMessage",
+    "BrokenMediaError",
     "CompactionSummaryMessage",
     "ContentBlock",
     "ConversionCrashedError",

@@ -16,6 +16,8 @@ _KIND_TWINS = {
     "audio/ogg": "video/ogg",
     "video/3gpp": "audio/3gpp",
     "audio/3gpp": "video/3gpp",
+    "video/x-flv": "audio/x-flv",
+    "audio/x-flv": "video/x-flv",
 }
 
 # Types whose signatures detect_mime always recognises: a declared one that the bytes do not show is
@@ -66,6 +68,7 @@ _EQUIVALENT = {
     "audio/mp4": "video/mp4",
     "audio/3gpp": "video/3gpp",
     "audio/3gpp2": "video/3gpp2",
+    "audio/x-flv": "video/x-flv",
 }
 # Detected types that come from a content heuristic rather than a signature: a declared text-like
 # type is more precise than the guess (a caller knows their .tsv or .yaml is not plain text).

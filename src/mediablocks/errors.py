@@ -6,6 +6,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
 
     MediaBlocksError (Exception)
     ├── DecodeError (ValueError)             malformed base64, data URI, JSON or provider payload
+    │   └── BrokenMediaError                 media whose bytes do not decode (truncated, corrupt)
     ├── MediaTypeError (ValueError)          the bytes contradict the declared type or block
     ├── UnsupportedBlockError (ValueError)   a provider cannot carry this block
     │   └── UnsupportedSettingError          a tool, tool choice or setting it cannot honour
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 __all__ = [
     "BlockedURLError",
+    "BrokenMediaError",
     "ConversionCrashedError",
     "ConversionLimitError",
     "ConversionTimeoutError",
@@ -69,6 +71,11 @@ class MediaBlocksError(Exception):
 
 class DecodeError(MediaBlocksError, ValueError):
     """Input could not be decoded: malformed base64, a bad data URI, broken JSON or payload."""
+
+
+class BrokenMediaError(DecodeError):
+    """Media whose bytes do not decode (truncated, corrupt, malformed): `prepare` raises it at
+    once, naming the message, the block and why, since no provider could read it either."""
 
 
 class MediaTypeError(MediaBlocksError, ValueError):

@@ -36,7 +36,7 @@ from .opening import (
 )
 from .strips import png_resized_in_strips
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
-from .verify import verify_decodes
+from .verify import apng_problem, strip_animation, verify_decodes
 
 # -- sizing ---------------------------------------------------------------------------------------
 
@@ -106,6 +106,9 @@ def _fit(
         facts = _inspect(image, data)
         plan = _Plan.make(facts, target, len(data), strip_metadata)
         if plan.nothing_to_do and not changes:
+            problem = apng_problem(data) if facts.format == "PNG" else None
+            if problem is not None:  # the still image is a plain PNG: send that
+                return _still_of_broken_apng(data, facts, problem, what, max_image_pixels)
             verify_decodes(image, data, facts.format, what)
             return FittedImage(data, facts.mime, facts.width, facts.height)
         if plan.format_refused and not convert:
@@ -122,6 +125,17 @@ def _fit(
         return _reencode(
             image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, data
         )
+
+
+def _still_of_broken_apng(
+    data: bytes, facts: _Facts, problem: str, what: str, max_pixels: int | None
+) -> FittedImage:
+    """An animated PNG that breaks the APNG rules, sent as its still image (which decodes)."""
+    still = strip_animation(data)
+    with _open(still, what, max_pixels) as bare:
+        verify_decodes(bare, still, "PNG", what)
+    change = Change("first_frame", f"kept the still image of a malformed animated PNG: {problem}")
+    return FittedImage(still, facts.mime, facts.width, facts.height, (change,))
 
 
 @dataclass(frozen=True)
@@ -246,6 +260,9 @@ def _reencode(
     encoded, quality, out_frames, encoded_format = _encode_to_fit(
         out_frames, out_format, target, icc, keep_exif, what, keep_animation
     )
+    problem = apng_problem(encoded) if encoded_format == "PNG" else None
+    if problem is not None:  # never send what a strict decoder refuses
+        raise DecodeError(f"{what}: the animated PNG made from it is malformed: {problem}")
     if encoded_format != out_format:
         changes.append(
             Change("converted", f"{_mime_of(out_format)} -> {_mime_of(encoded_format)} to fit")
@@ -341,7 +358,11 @@ def _frames(image: Image.Image, all_frames: bool, what: str) -> list[Image.Image
                 image.seek(0)
                 image.load()
                 return [image]
-            return [frame.copy() for frame in ImageSequence.Iterator(image)]
+            frames = [frame.copy() for frame in ImageSequence.Iterator(image)]
+            # A GIF frame may reach past the logical screen; Pillow then grows the image. The
+            # screen is the canvas (GIF clips to it), and every frame of the output must fit it.
+            canvas = frames[0].size
+            return [f if f.size == canvas else f.crop((0, 0, *canvas)) for f in frames]
     except Image.DecompressionBombError as exc:  # a frame larger than the canvas said
         found = _BOMB_MESSAGE.search(str(exc))
         raise _bomb(what, int(found.group(1)) if found else None, None) from None

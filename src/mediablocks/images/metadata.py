@@ -26,6 +26,27 @@ _FORMAT_MIME = {
     "ICO": "image/x-icon",
     "JPEG2000": "image/jp2",
     "PSD": "image/vnd.adobe.photoshop",
+    # Formats no provider takes, converted: named as `detect_mime` names them (Pillow's own
+    # names differ or are missing).
+    "TGA": "image/x-tga",
+    "DDS": "image/vnd.ms-dds",
+    "SGI": "image/x-sgi",
+    "PCX": "image/vnd.zbrush.pcx",
+    "DCX": "image/x-dcx",
+    "ICNS": "image/x-icns",
+    "CUR": "image/x-win-bitmap",
+    "XPM": "image/x-xpixmap",
+    "XBM": "image/x-xbitmap",
+    "SUN": "image/x-sun-raster",
+    "QOI": "image/qoi",
+    "FITS": "image/fits",
+    "EPS": "image/x-eps",
+    "FLI": "video/x-flic",
+    "FPX": "image/vnd.fpx",
+    "MIC": "image/x-mic",
+    "BLP": "image/x-blp",
+    "MSP": "image/x-msp",
+    "GBR": "image/x-gimp-gbr",
 }
 
 _HARMLESS_EXIF = frozenset(

@@ -75,14 +75,42 @@ def _open(data: bytes, what: str, max_pixels: int | None) -> ImageFile:
         pixels = int(found.group(1)) if found else None
         raise _bomb(what, pixels, max_pixels) from None
     except UnidentifiedImageError:
+        if data.startswith(_OLE2) and not _has_olefile():
+            raise UnsupportedBlockError(
+                f"{what}: FlashPix and Image Composer images are compound files, which Pillow "
+                "reads only with olefile installed: pip install 'mediablocks[office]' (or olefile)"
+            ) from None
         raise UnsupportedBlockError(f"{what}: {_unreadable_hint(data)}") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise DecodeError(f"{what}: not a readable image: {exc}") from None
+    if image.format == "EPS" and not _has_ghostscript():
+        image.close()
+        raise UnsupportedBlockError(
+            f"{what}: EPS is PostScript, which only Ghostscript renders, and the gs program "
+            "is not installed (apt-get install ghostscript, brew install ghostscript)"
+        )
     width, height = image.size
     if max_pixels is not None and width * height > max_pixels:
         image.close()
         raise _bomb(what, width * height, max_pixels, (width, height))
     return image
+
+
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def _has_olefile() -> bool:
+    """Whether olefile (the ``office`` extra) is there for Pillow's FlashPix and MIC readers."""
+    from importlib.util import find_spec
+
+    return find_spec("olefile") is not None
+
+
+def _has_ghostscript() -> bool:
+    """Whether Pillow's EPS plugin finds the Ghostscript program it renders with."""
+    from PIL import EpsImagePlugin
+
+    return bool(EpsImagePlugin.has_ghostscript())
 
 
 def _bomb(

@@ -20,7 +20,7 @@ from PIL.ImageFile import ImageFile
 
 from ..errors import DecodeError
 
-__all__ = ["verify_decodes"]
+__all__ = ["apng_problem", "strip_animation", "verify_decodes"]
 
 _PIECE = 1024 * 1024
 _CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # PNG colour type -> samples per pixel
@@ -39,6 +39,15 @@ def verify_decodes(image: ImageFile, data: bytes, fmt: str, what: str) -> None:
         _verify_png(data, what)
     else:
         image.load()
+        frames = getattr(image, "n_frames", 1) if getattr(image, "is_animated", False) else 1
+        if frames > 1 and frames * image.width * image.height <= _FRAME_PIXELS:
+            for index in range(1, frames):  # a broken later frame breaks the animation too
+                image.seek(index)
+                image.load()
+
+
+_FRAME_PIXELS = 64_000_000
+"""Pixels of all frames together up to which an animation sent untouched is decoded whole."""
 
 
 def _verify_png(data: bytes, what: str) -> None:
@@ -106,3 +115,79 @@ _ADAM7 = (
     (0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4),
     (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2),
 )  # fmt: skip
+
+
+# -- animated PNG structure -----------------------------------------------------------------------
+
+_ANIMATION_CHUNKS = (b"acTL", b"fcTL", b"fdAT")
+
+
+def _png_chunks(data: bytes) -> list[tuple[bytes, int, int]]:
+    """(type, body start, body end) of each whole chunk after the signature."""
+    chunks, pos = [], 8
+    while pos + 12 <= len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        if pos + 12 + length > len(data):
+            break
+        chunks.append((data[pos + 4 : pos + 8], pos + 8, pos + 8 + length))
+        pos += 12 + length
+    return chunks
+
+
+def apng_problem(data: bytes) -> str | None:
+    """Why a PNG's animation chunks break the APNG rules (what browsers and providers' decoders
+    refuse), or None when they keep them or there are none.
+
+    Checked: acTL before the image data and its frame count; every frame's region inside the
+    canvas; a first frame that is the default image covers the canvas; sequence numbers in order;
+    every frame after the default image has data.
+    """
+    chunks = _png_chunks(data)
+    if not any(kind == b"acTL" for kind, _, _ in chunks):
+        return None
+    width = height = declared = 0
+    frames, sequence, idat_seen, frame_open = 0, 0, False, False
+    for kind, start, end in chunks:
+        body = data[start:end]
+        if kind == b"IHDR" and len(body) >= 8:
+            width, height = struct.unpack(">II", body[:8])
+        elif kind == b"acTL":
+            if idat_seen or len(body) < 8:
+                return "acTL after the image data"
+            declared = struct.unpack(">I", body[:4])[0]
+        elif kind in (b"fcTL", b"fdAT"):
+            if len(body) < (26 if kind == b"fcTL" else 4):
+                return f"a {kind.decode()} chunk is too short"
+            if struct.unpack(">I", body[:4])[0] != sequence:
+                return "frame sequence numbers out of order"
+            sequence += 1
+            if kind == b"fdAT":
+                frame_open = False
+                continue
+            if frame_open:
+                return f"frame {frames} has no image data"
+            w, h, x, y = struct.unpack(">IIII", body[4:20])
+            if not w or not h or x + w > width or y + h > height:
+                return (
+                    f"frame {frames} ({w}x{h} at {x},{y}) lies outside the {width}x{height} canvas"
+                )
+            if not idat_seen and (w, h, x, y) != (width, height, 0, 0):
+                return f"the first frame ({w}x{h}) is the still image but not the canvas size"
+            frames += 1
+            frame_open = idat_seen
+        elif kind == b"IDAT":
+            idat_seen = True
+    if frame_open:
+        return f"frame {frames - 1} has no image data"
+    if frames != declared:
+        return f"acTL declares {declared} frames, the file holds {frames}"
+    return None
+
+
+def strip_animation(data: bytes) -> bytes:
+    """The still image of an animated PNG: every chunk but acTL, fcTL and fdAT."""
+    kept = [data[:8]]
+    for kind, start, end in _png_chunks(data):
+        if kind not in _ANIMATION_CHUNKS:
+            kept.append(data[start - 8 : end + 4])
+    return b"".join(kept)

@@ -203,6 +203,9 @@ def _id3(head: bytes, window: memoryview, truncated: bool) -> str | None:
     audio = rest.lstrip(b"\x00")  # some writers pad between the tag and the audio
     if audio.startswith(b"fLaC"):
         return "audio/flac"
+    lossless = _lossless(audio[:16], window, truncated)  # APE and friends behind an ID3v2 tag
+    if lossless is not None:
+        return lossless
     if _adts_frame(audio, 0) is not None:
         return "audio/aac"
     if _ac3_frame(audio, 0) is not None:
@@ -234,4 +237,26 @@ def _small_audio(head: bytes, window: memoryview, truncated: bool) -> str | None
         return "audio/midi"
     if head.startswith(b"caff\x00\x01"):
         return "audio/x-caf"
+    return None
+
+
+# -- lossless and high-resolution containers PyAV decodes ------------------------------------------
+
+
+def _lossless(head: bytes, window: memoryview, truncated: bool) -> str | None:
+    """WavPack, Monkey's Audio (APE), Musepack, TAK and DSD (DSF, DSDIFF) by their magic."""
+    if head.startswith(b"wvpk") and len(head) >= 10:
+        version = head[8] | head[9] << 8
+        return "audio/x-wavpack" if 0x402 <= version <= 0x410 else None
+    if head.startswith(b"MAC ") and len(head) >= 6:
+        version = head[4] | head[5] << 8
+        return "audio/x-ape" if 3800 <= version <= 4100 else None
+    if head.startswith(b"MPCK") or (head.startswith(b"MP+") and head[3:4] in (b"\x07", b"\x17")):
+        return "audio/x-musepack"
+    if head.startswith(b"tBaK"):
+        return "audio/x-tak"
+    if head.startswith(b"DSD \x1c\x00\x00\x00\x00\x00\x00\x00"):
+        return "audio/x-dsf"
+    if head.startswith(b"FRM8") and head[12:16] == b"DSD ":
+        return "audio/x-dff"
     return None

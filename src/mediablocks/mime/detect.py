@@ -11,7 +11,7 @@ import zlib
 from . import signatures
 from ._common import _HEAD_SIZE, HEADER_WINDOW, _Check
 from .archives import _archive, _filetype_extras, _tar
-from .audio import _ac3, _flac, _id3, _mpeg_audio, _ogg, _small_audio
+from .audio import _ac3, _flac, _id3, _lossless, _mpeg_audio, _ogg, _small_audio
 from .documents import _ole2, _pdf, _pdf_after_junk, _postscript, _rtf, _zip
 from .images import (
     _bmp,
@@ -24,6 +24,26 @@ from .images import (
     _png,
     _psd,
     _tiff,
+)
+from .rasters import (
+    _blp,
+    _cur,
+    _dcx,
+    _dds,
+    _eps,
+    _fits,
+    _fli,
+    _gbr,
+    _icns,
+    _msp,
+    _pcx,
+    _pnm,
+    _qoi,
+    _sgi,
+    _sun_raster,
+    _tga,
+    _xbm,
+    _xpm,
 )
 from .text import _text
 from .video import _aiff, _asf, _flv, _ftyp, _matroska, _mpeg_ps, _mpeg_ts, _riff
@@ -59,13 +79,32 @@ _TABLE: tuple[tuple[str, bytes, _Check], ...] = (
     ("flv", b"F", _flv),
     ("small-audio", b"#.Mc", _small_audio),
     ("ac3", b"\x0b", _ac3),
+    ("lossless-audio", b"wMtDF", _lossless),
+    ("eps", b"%\xc5", _eps),
     ("postscript", b"%\xc5", _postscript),
+    ("dds", b"D", _dds),
+    ("sgi", b"\x01", _sgi),
+    ("pcx", b"\x0a", _pcx),
+    ("dcx", b"\xb1", _dcx),
+    ("icns", b"i", _icns),
+    ("pnm", b"P", _pnm),
+    ("xpm", b"/ \t\r\n", _xpm),
+    ("xbm", b"# \t\r\n", _xbm),
+    ("qoi", b"q", _qoi),
+    ("sun-raster", b"\x59", _sun_raster),
+    ("cur", b"\x00", _cur),
+    ("fits", b"S", _fits),
+    ("blp", b"B", _blp),
+    ("msp", b"DL", _msp),
+    ("gbr", b"\x00", _gbr),
     ("rtf", b"{", _rtf),
     ("archive", b"\x1fB\xfd7(R", _archive),
     # Checks that do not start at byte 0, for every input:
     ("m2ts", b"", _mpeg_ts),
     ("tar", b"", _tar),
     ("pdf-after-junk", b"", _pdf_after_junk),
+    ("fli", b"", _fli),
+    ("tga", b"", _tga),  # no magic: after every check that has one
     ("text", b"", _text),
     ("filetype-extras", b"", _filetype_extras),
 )

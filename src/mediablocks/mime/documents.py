@@ -109,6 +109,29 @@ _OLE_STREAMS = (
 )
 
 
+# 56616700-C154-11CE-8553-00AA00A1F95B, as a compound file stores a CLSID (first fields LE).
+_FLASHPIX_CLSID = bytes.fromhex("00676156 54c1 ce11 8553 00aa00a1f95b".replace(" ", ""))
+_MIC_STORAGE = ".ACI\x00".encode("utf-16-le")
+
+
+def _has_mic_storage(window: memoryview) -> bool:
+    """A directory entry in the window named ``*.ACI`` (Image Composer's per-layer storages).
+
+    Directory entries are 128 bytes at multiples of 128 in the file; the name (UTF-16, with its
+    terminator) starts the entry and its byte length is at 0x40, so a match must agree with both.
+    """
+    data = window.tobytes()
+    found = data.find(_MIC_STORAGE)
+    for _ in range(64):
+        if found < 0:
+            return False
+        entry = found - found % 128
+        if _u16le(data, entry + 0x40) == found + len(_MIC_STORAGE) - entry:
+            return True
+        found = data.find(_MIC_STORAGE, found + 2)
+    return False
+
+
 def _ole2(head: bytes, window: memoryview, truncated: bool) -> str | None:
     """Legacy Office files: a compound file whose directory names the main stream.
 
@@ -124,11 +147,16 @@ def _ole2(head: bytes, window: memoryview, truncated: bool) -> str | None:
         return None
     directory = (_u32le(head, 48) + 1) << shift
     if directory + 128 <= len(window):
+        # The root entry's class id names FlashPix; Image Composer keeps "*.ACI" storages.
+        if window[directory + 0x50 : directory + 0x60].tobytes() == _FLASHPIX_CLSID:
+            return "image/vnd.fpx"
         # The directory's first sectors (usually contiguous) hold the main streams' entries.
         names = window[directory : min(len(window), directory + (4 << shift))].tobytes()
         for name, mime in _OLE_STREAMS:
             if name in names:
                 return mime
+    if _has_mic_storage(window):
+        return "image/x-mic"
     # The directory is past the window (LibreOffice writes it last): a main stream's first
     # record at the start of a sector still says what the file is.
     sector = 1 << shift

@@ -12,6 +12,7 @@ control byte other than tab, LF, FF and CR (a NUL, an escape...) is not single-b
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 # The bytes text may hold: tab, LF, FF, CR, printable ASCII and every byte of a UTF-8 sequence.
 _TEXT_BYTES = b"\t\n\x0c\r" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
@@ -70,7 +71,10 @@ def decode_text(head: bytes, truncated: bool) -> str | None:
         # A control byte: not 8-bit text; UTF-16 of a script whose units hold such bytes, maybe.
         return _wide_without_bom(head, truncated)
     if head.isascii():
-        return head.decode("ascii")
+        text = head.decode("ascii")
+        if len(text) >= 64 and not any(map(str.isspace, text)) and _table_like(text):
+            return None  # printable bytes of a table, not a line of text
+        return text
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -106,9 +110,22 @@ def _decode_wide(body: bytes, codec: str, unit: int, truncated: bool) -> str | N
         if not truncated or error.start < len(body) - unit:
             return None
         text = body[: error.start].decode(codec)  # a surrogate pair cut by the end of the head
-    if not text or _TEXT_CONTROL.search(text) or not _all_text_characters(text):
+    if not text or _TEXT_CONTROL.search(text) or not _assigned_characters(text):
         return None
     return text
+
+
+def _assigned_characters(text: str) -> bool:
+    """Every character is an assigned, non-private one (any script, emoji included).
+
+    After a BOM the encoding is declared, so text may mix every script; what binary decodes to
+    (private use, unassigned code points, lone surrogates) is still refused.
+    """
+    if text.isascii() or _NOT_TEXT_CHARACTER.search(text) is None:
+        return True
+    from unicodedata import category  # only for text outside the common blocks
+
+    return all(category(char) not in ("Co", "Cn", "Cs") for char in set(text))
 
 
 def _wide_without_bom(head: bytes, truncated: bool) -> str | None:
@@ -168,9 +185,20 @@ def _plausible_wide(head: bytes, codec: str, unit: int, truncated: bool) -> str 
         text = body[: error.start].decode(codec)
     if len(text) < 4 or _TEXT_CONTROL.search(text) or not _all_text_characters(text):
         return None
-    if not any(char.isalpha() for char in text):
+    if not any(char.isalpha() for char in text) or _table_like(text):
         return None
     return text
+
+
+def _table_like(text: str) -> bool:
+    """Whether decoded characters look like a table of numbers (a lookup table, a ramp) rather
+    than words: nearly every character not below the one before it, or hardly any distinct ones.
+    """
+    chars = [char for char in text if not char.isspace()]
+    if len(chars) < 16:
+        return False
+    rising = sum(b >= a for a, b in pairwise(chars))
+    return rising * 10 >= 9 * (len(chars) - 1) or len(set(chars)) < 4
 
 
 def _all_text_characters(text: str) -> bool:

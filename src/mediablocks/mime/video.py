@@ -60,7 +60,7 @@ def _ftyp(head: bytes, window: memoryview, truncated: bool) -> str | None:
     if major.startswith(b"3g"):
         return _by_tracks(window, "video/3gpp", "audio/3gpp")
     if major in _MP4_BRANDS:
-        return _by_tracks(window, "video/mp4", "audio/mp4")
+        return _by_tracks(window, "video/mp4", "audio/mp4", bool(compatible & _M4A_BRANDS))
     # An unfamiliar major brand: the compatible brands say what a reader may treat it as.
     if compatible & _HEVC_BRANDS:
         return "image/heic"
@@ -107,31 +107,52 @@ def _boxes(buf: bytes | memoryview, start: int, end: int) -> list[tuple[bytes, i
     return found
 
 
-def _by_tracks(window: memoryview, video: str, audio: str) -> str:
-    """``audio`` when the moov box lies in the window and all its tracks are sound; else ``video``.
+def _by_tracks(window: memoryview, video: str, audio: str, audio_brand: bool = False) -> str:
+    """``audio`` when the tracks seen in the window are all sound; else ``video``.
 
-    An MP4 whose moov is past the window (not "faststart") stays ``video``: we cannot see inside.
+    The moov box is walked as far as the window reaches: a moov that runs past the window (an
+    audiobook's cover art or chapter list in ``udta``) still shows its tracks, which writers put
+    before ``udta``. A ``vide`` track makes it video. When the tracks cannot all be seen (the moov
+    is past the window, as in a file that is not "faststart"), ``audio_brand`` (an M4A-family
+    compatible brand) decides; without it the answer stays ``video``.
+    """
+    handlers, complete = _moov_handlers(window)
+    if b"vide" in handlers:
+        return video
+    if b"soun" in handlers and (complete or audio_brand):
+        return audio
+    return audio if audio_brand and not handlers else video
+
+
+_AFTER_TRACKS = frozenset({b"udta", b"meta", b"free", b"skip"})
+
+
+def _moov_handlers(window: memoryview) -> tuple[set[bytes], bool]:
+    """The handler types of the moov's tracks within the window, and whether that is all of them.
+
+    All of them when the moov ends in the window, or when the box the window ends in is one that
+    follows the tracks (``udta``, ``meta``, padding).
     """
     for kind, start, end in _boxes(window, 0, len(window)):
         if kind != b"moov":
             continue
-        if end > len(window):
-            return video  # cannot see every track
-        moov = window[start:end].tobytes()
-        handlers = set()
-        for trak, trak_start, trak_end in _boxes(moov, 0, len(moov)):
+        handlers: set[bytes] = set()
+        children = _boxes(window, start, end)
+        for trak, trak_start, trak_end in children:
             if trak != b"trak":
                 continue
-            for mdia, mdia_start, mdia_end in _boxes(moov, trak_start, trak_end):
+            for mdia, mdia_start, mdia_end in _boxes(window, trak_start, trak_end):
                 if mdia != b"mdia":
                     continue
-                for hdlr, hdlr_start, _ in _boxes(moov, mdia_start, mdia_end):
-                    if hdlr == b"hdlr":
-                        handlers.add(moov[hdlr_start + 8 : hdlr_start + 12])
-        if b"soun" in handlers and b"vide" not in handlers:
-            return audio
-        return video
-    return video
+                for hdlr, hdlr_start, _ in _boxes(window, mdia_start, mdia_end):
+                    if hdlr == b"hdlr" and hdlr_start + 12 <= len(window):
+                        handlers.add(window[hdlr_start + 8 : hdlr_start + 12].tobytes())
+        if end <= len(window):
+            return handlers, True
+        last = children[-1] if children else None
+        seen_all = last is not None and last[0] in _AFTER_TRACKS and last[2] > len(window)
+        return handlers, seen_all
+    return set(), False
 
 
 # -- RIFF, IFF and other chunked containers --------------------------------------------------------
@@ -161,9 +182,19 @@ def _aiff(head: bytes, window: memoryview, truncated: bool) -> str | None:
 
 
 def _flv(head: bytes, window: memoryview, truncated: bool) -> str | None:
-    if head.startswith(b"FLV\x01") and len(head) >= 9 and _u32be(head, 5) >= 9:
-        return "video/x-flv"
-    return None
+    """FLV; ``audio/x-flv`` when no video is in it: the header's flags say none, or the first
+    tags in the window are audio only (some writers set the video flag regardless)."""
+    if not head.startswith(b"FLV\x01") or len(head) < 9 or _u32be(head, 5) < 9:
+        return None
+    kinds: list[int] = []
+    pos = _u32be(head, 5) + 4  # after the header and PreviousTagSize0
+    while len(kinds) < 32 and pos + 11 <= len(window):
+        kinds.append(window[pos] & 0x1F)
+        pos += 11 + ((window[pos + 1] << 16) | (window[pos + 2] << 8) | window[pos + 3]) + 4
+    has_audio = 8 in kinds or head[4] & 4
+    if 9 not in kinds and has_audio and (not head[4] & 1 or kinds.count(8) >= 8):
+        return "audio/x-flv"
+    return "video/x-flv"
 
 
 # -- Matroska / WebM -------------------------------------------------------------------------------

@@ -9,16 +9,16 @@ Pillow loads with the first image (`mediablocks.images` is imported inside the f
 from __future__ import annotations
 
 from ..changes import Change
-from ..errors import DecodeError, ImageBombError, MediaBlocksError
+from ..errors import BrokenMediaError, DecodeError, ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..request_budget import SHARE_FLOOR_SIDE, image_budget, water_level
 from .slots import _kind, _replaced, _Slot
 from .state import _Preparation, _reason
 
-
-class _BrokenImageError(DecodeError):
-    """An image whose bytes do not decode (truncated, corrupt): raised at once by `prepare`,
-    naming the message and block, like a decompression bomb (`ImageBombError`)."""
+_BrokenImageError = BrokenMediaError
+"""An image whose bytes do not decode (truncated, corrupt): raised at once by `prepare`, naming
+the message and block, like a decompression bomb (`ImageBombError`). The name other prepare
+modules import; what callers see is the public `BrokenMediaError`."""
 
 
 def fit_image_slot(
@@ -56,7 +56,7 @@ def fit_image_slot(
             what=slot.block.describe(),
         )
     except DecodeError as exc:  # raised at once: the bytes are broken, not too large
-        raise _BrokenImageError(f"{slot.where}: {_reason(exc, slot.block)}") from None
+        raise BrokenMediaError(f"{slot.where}: {_reason(exc, slot.block)}") from None
     if fitted.unchanged:
         return
     changes = fitted.changes

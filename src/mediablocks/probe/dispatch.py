@@ -94,12 +94,20 @@ class _DataFile(io.RawIOBase):
         return len(chunk)
 
 
+_WEAK_SNIFFS = frozenset({"adts", "mpeg-audio"})
+"""Sniffed kinds that rest on a frame sync alone, which random bytes show often."""
+
+
 def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
     kind = _sniff(d)
     if mime == "application/octet-stream":
         mime = None  # "unknown" to the caller: our own signatures may know better
     if mime is None:
         mime = detect_mime(memoryview(d.at(0, 8192)) if isinstance(d, _FileData) else d.whole())
+        if mime is None and kind in _WEAK_SNIFFS:
+            # An 11-bit sync word alone is not audio: bytes no signature recognises get the
+            # empty answer docs/probe.md promises, never a DecodeError about a format they are not.
+            return MediaInfo(mime_type="application/octet-stream")
     mime = (
         normalize_mime(mime) if mime else _FORMAT_MIME.get(kind or "", "application/octet-stream")
     )

@@ -109,6 +109,12 @@ def _descriptor(b: bytes, pos: int) -> tuple[int, int, int]:
 
 
 def _esds_channels(b: bytes) -> int | None:
+    """Channels from the AudioSpecificConfig inside an esds box body, when it says them.
+
+    Descriptor lengths may be written compact (one byte, as GPAC and Apple write them) or padded
+    with 0x80 bytes (as ffmpeg writes them): each descriptor is read within its own length, so a
+    short config at the very end of the box is never read past.
+    """
     tag, pos, _ = _descriptor(b, 4)  # after the full box's version and flags
     if tag != 0x03:
         return None
@@ -119,10 +125,12 @@ def _esds_channels(b: bytes) -> int | None:
     tag, pos, _ = _descriptor(b, pos)
     if tag != 0x04:
         return None
-    tag, pos, _ = _descriptor(b, pos + 13)
-    if tag != 0x05:
+    tag, pos, length = _descriptor(b, pos + 13)
+    if tag != 0x05 or length < 2:
         return None
-    bits = int.from_bytes(_need(b, pos + 6)[pos : pos + 6], "big")  # 48 bits of the config
+    config = _need(b, pos + 2)[pos : pos + min(length, 6)]
+    bits = int.from_bytes(config.ljust(6, b"\x00"), "big")  # 48 bits of the config
+    available = 8 * len(config)
     shift = 48 - 5
     if bits >> shift == 31:  # escaped object type: 6 more bits
         shift -= 6
@@ -130,6 +138,8 @@ def _esds_channels(b: bytes) -> int | None:
     if (bits >> shift) & 0xF == 15:  # explicit 24-bit sample rate
         shift -= 24
     shift -= 4
+    if 48 - shift > available:
+        return None  # the config ends before its channel field
     return (bits >> shift) & 0xF or None
 
 
