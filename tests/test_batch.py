@@ -231,3 +231,99 @@ def test_every_line_decodes_back_to_its_request(
         assert message.text == text
         got = [b.read() for b in message.content if isinstance(b, mb.ImageBlock)]
         assert got == pngs
+
+
+def _stray(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_a_full_disk_at_the_final_flush_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from mediablocks import _batch_output
+
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b"old batch\n")
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_batch_output.os, "fsync", full)
+    with pytest.raises(mb.SourceError, match="No space left"):
+        mb.write_batch([[mb.UserMessage.text("hi")]], "openai", path, model="m")
+    assert path.read_bytes() == b"old batch\n"
+    assert _stray(tmp_path) == []
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_device_that_is_full_gives_source_error_and_stays() -> None:
+    big = [[mb.UserMessage.text("x" * 70_000)]]
+    with pytest.raises(mb.SourceError, match="No space left"):
+        mb.write_batch(big, "openai", "/dev/full", model="m")
+    assert Path("/dev/full").is_char_device()
+
+
+def test_a_failed_batch_never_removes_a_fifo_or_an_existing_file(tmp_path: Path) -> None:
+    import os
+    import stat
+    import threading
+
+    audio = mb.AudioBlock.from_bytes(make_wav())
+    bad = [[mb.UserMessage.text("fine")], [mb.UserMessage(content=[audio])]]
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    with pytest.raises(mb.UnsupportedBlockError):
+        mb.write_batch(bad, "anthropic", fifo, model="m", max_tokens=5)
+    reader.join(10)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert got
+    assert got[0].count(b"\n") == 1  # the first line went straight to the reader
+
+    existing = tmp_path / "kept.jsonl"
+    existing.write_bytes(b"previous\n")
+    with pytest.raises(mb.UnsupportedBlockError):
+        mb.write_batch(bad, "anthropic", existing, model="m", max_tokens=5)
+    assert existing.read_bytes() == b"previous\n"
+    assert _stray(tmp_path) == []
+
+
+def test_a_symlinked_target_is_replaced_behind_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    real.write_bytes(b"old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    mb.write_batch([[mb.UserMessage.text("hi")]], "openai", link, model="m")
+    assert link.is_symlink()
+    assert json.loads(real.read_bytes())["custom_id"] == "request-0"
+
+
+def test_a_batch_rolls_over_to_numbered_files_at_the_limits(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl"
+    requests = [[mb.UserMessage.text(f"q{n}")] for n in range(5)]
+    ids = mb.write_batch(requests, "openai", path, model="m", max_requests=2)
+    assert ids == [f"request-{n}" for n in range(5)]
+    names = ["b-001.jsonl", "b-002.jsonl", "b-003.jsonl"]
+    assert [Path(p).name for p, _ in ids.files] == names
+    assert [len(part) for _, part in ids.files] == [2, 2, 1]
+    assert not path.exists()
+    for (file, part), name in zip(ids.files, names, strict=True):
+        assert [line["custom_id"] for line in _lines(tmp_path / name)] == part
+        assert Path(file) == tmp_path / name
+
+    one = (tmp_path / "b-003.jsonl").stat().st_size  # the size of one line
+    by_bytes = mb.write_batch(requests, "openai", tmp_path / "s.jsonl", model="m", max_bytes=one)
+    assert len(by_bytes.files) == 5
+    assert mb.write_batch(requests, "openai", path, model="m").files == [(str(path), ids)]
+
+    with pytest.raises(mb.TooLargeError, match="rolls over"):
+        mb.write_batch(requests, "openai", io.BytesIO(), model="m", max_requests=2)
+    with pytest.raises(mb.TooLargeError, match="request 0"):
+        mb.write_batch(requests, "openai", path, model="m", max_bytes=10)
+    with pytest.raises(mb.InvalidOptionError, match="max_requests"):
+        mb.write_batch(requests, "openai", path, model="m", max_requests=0)
+    assert _stray(tmp_path) == []

@@ -21,20 +21,20 @@ requests is never turned into a list).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
-from .errors import DecodeError, InvalidOptionError, SourceError
+from ._batch_output import BatchOutput
+from .errors import DecodeError, InvalidOptionError
 from .messages import Message
 from .providers import EncodeOptions, MediaSink, canonical_provider, translator
 from .providers import _as_messages as as_messages
 from .providers._json import write_json
 
-__all__ = ["BATCH_PROVIDERS", "batch_line", "write_batch"]
+__all__ = ["BATCH_LIMITS", "BATCH_PROVIDERS", "BatchIds", "batch_line", "write_batch"]
 
 BATCH_PROVIDERS = (
     "openai-chat",
@@ -132,12 +132,53 @@ def batch_line(
     return write_json(line, sink, chosen.policy)
 
 
+# Per-file limits of each provider's batch input (defaults; a smaller ``max_requests`` /
+# ``max_bytes`` may be passed). Sources, read 2026-11:
+# - OpenAI: "up to 50,000 requests, and can be up to 200 MB in size"
+#   (https://platform.openai.com/docs/api-reference/batch/create, input_file_id).
+# - Anthropic: "limited to either 100,000 Message requests or 256 MB in size, whichever is
+#   reached first" (https://platform.claude.com/docs/en/build-with-claude/batch-processing).
+# - Gemini: the JSONL input goes through the Files API, 2 GB per file
+#   (https://ai.google.dev/gemini-api/docs/batch-mode, https://ai.google.dev/gemini-api/docs/files).
+# - Bedrock: default quotas "Records per input file per batch inference job" 50,000 and
+#   "Batch inference input file size" 1 GB, adjustable per account
+#   (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas.html).
+_MB = 1024 * 1024
+BATCH_LIMITS: dict[str, tuple[int, int]] = {
+    "openai-chat": (50_000, 200 * _MB),
+    "openai-responses": (50_000, 200 * _MB),
+    "anthropic": (100_000, 256 * _MB),
+    "gemini": (1_000_000_000, 2048 * _MB),
+    "bedrock": (50_000, 1024 * _MB),
+    "anthropic-bedrock": (50_000, 1024 * _MB),
+}
+"""Provider -> (requests, bytes) one batch input file may hold."""
+
+
+class BatchIds(list[str]):
+    """The request ids `write_batch` wrote, in order; ``files`` says which file holds which.
+
+    A plain list of ids for every use that predates file splitting; ``files`` is one
+    ``(path, ids)`` pair per file written (one pair unless the batch rolled over).
+    """
+
+    files: list[tuple[str, list[str]]]
+
+
 def _ids(ids: Iterable[str] | None) -> Iterator[str | None]:
     if ids is None:
         while True:
             yield None
     else:
         yield from ids
+
+
+def _limit(value: int | None, default: int, name: str) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidOptionError(f"write_batch: {name} must be a positive integer, got {value!r}")
+    return min(value, default)
 
 
 def write_batch(
@@ -148,8 +189,10 @@ def write_batch(
     ids: Iterable[str] | None = None,
     options: EncodeOptions | None = None,
     bedrock_format: Literal["converse", "anthropic"] = "converse",
+    max_requests: int | None = None,
+    max_bytes: int | None = None,
     **fields: Any,
-) -> list[str]:
+) -> BatchIds:
     """Write ``provider``'s batch input file and return the request ids in order.
 
     ``requests`` is any iterable (a generator is read one request at a time) of message lists,
@@ -158,8 +201,13 @@ def write_batch(
     be unique. ``fields`` go into every request (``model=...``, ``max_tokens=...``); a pair's
     own fields override them. ``path`` is a file path or a binary file object.
 
-    A request that cannot be encoded raises (`UnsupportedBlockError` and the like, naming it);
-    a file this call opened is then removed, so no partial batch file is left to submit.
+    A path is written through a temporary file beside it, renamed into place only when every
+    line is written and synced: on any failure the old file is left as it was (or no file), and
+    the error is a `MediaBlocksError` (a write error is `SourceError`). A path that is a FIFO or
+    a device is written directly and never removed. A batch larger than one file may hold
+    (`BATCH_LIMITS`, or ``max_requests`` / ``max_bytes`` when smaller) rolls over to numbered
+    files ``<stem>-001<suffix>``...; the returned list's ``files`` names them. A line missing a
+    field the provider requires (``model``, ``max_tokens``) is refused here, naming the field.
     """
     name = canonical_provider(provider)
     if name not in BATCH_PROVIDERS:
@@ -169,15 +217,17 @@ def write_batch(
         raise InvalidOptionError(
             f"bedrock_format={bedrock_format!r} is not 'converse' or 'anthropic'"
         )
-    if isinstance(path, (str, os.PathLike)):
-        try:
-            handle: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise SourceError(f"batch file {os.fspath(path)!r}: cannot write: {exc}") from None
-        owned = True
-    else:
-        handle, owned = path, False
-    written: list[str] = []
+    line_name = "anthropic-bedrock" if name == "bedrock" and bedrock_format == "anthropic" else name
+    count_limit, byte_limit = BATCH_LIMITS[line_name]
+    output = BatchOutput(
+        path,
+        max_requests=_limit(max_requests, count_limit, "max_requests"),
+        max_bytes=_limit(max_bytes, byte_limit, "max_bytes"),
+        limits=f"{line_name} batch file limit"
+        if max_requests is None and max_bytes is None
+        else "the limits passed",
+    )
+    written = BatchIds()
     seen: set[str] = set()
     id_iter = _ids(ids)
     try:
@@ -198,15 +248,11 @@ def write_batch(
                 bedrock_format=bedrock_format,
                 index=index,
             )
-            handle.write(line)
-            handle.write(b"\n")
+            output.write(line, custom_id, index)
             written.append(custom_id)
+        parts = output.finish()
     except BaseException:
-        if owned:  # no half-written batch file is left behind to be submitted by mistake
-            handle.close()
-            with contextlib.suppress(OSError):
-                os.remove(path)  # type: ignore[arg-type]
+        output.abort()  # removes only this call's temporary files, never the caller's path
         raise
-    if owned:
-        handle.close()
+    written.files = [(part.path, part.ids) for part in parts]
     return written
