@@ -156,3 +156,5 @@ def test_one_directory_cache_shared_by_threads(tmp_path: Path) -> None:
         thread.join()
     assert errors == []
     assert len(mb.DirectoryUploadCache(tmp_path)) == 320
+    with pytest.raises(mb.InvalidOptionError, match="timeout"):
+        mb.DirectoryUploadCache(tmp_path, timeout=float("nan"))
