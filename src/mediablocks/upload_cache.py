@@ -135,7 +135,7 @@ class DirectoryUploadCache:
             or not isinstance(timeout, (int, float))
             or not (0 <= timeout < math.inf)
         ):
-            raise SourceError(
+            raise InvalidOptionError(
                 f"upload cache: timeout must be a finite number >= 0, got {timeout!r}"
             )
         self.directory = os.fspath(directory)
