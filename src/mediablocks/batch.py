@@ -8,9 +8,11 @@ provider               one line
 ``anthropic``          ``{"custom_id", "params"}`` (each line one ``requests`` item of
                        ``client.messages.batches.create``)
 ``gemini``             ``{"key", "request"}`` (a ``GenerateContentRequest``)
-``bedrock``            ``{"recordId", "modelInput"}`` (the Converse/Nova body)
+``bedrock``            ``{"recordId", "modelInput"}`` (the Converse body: create the job with
+                       ``modelInvocationType="Converse"``)
 ``anthropic-bedrock``  ``{"recordId", "modelInput"}`` (Claude's body with ``anthropic_version``;
-                       also ``bedrock`` with ``bedrock_format="anthropic"``)
+                       also ``bedrock`` with ``bedrock_format="anthropic"``; the job's
+                       ``modelInvocationType`` is ``"InvokeModel"``)
 =====================  ==========================================================================
 
 Each request is encoded with the same translators as `mb.encode_json`: its media base64 is
@@ -28,11 +30,14 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel
 
 from ._batch_output import BatchOutput
-from .errors import DecodeError, InvalidOptionError
+from .errors import DecodeError, InvalidOptionError, UnsupportedSettingError
 from .messages import Message
-from .providers import EncodeOptions, MediaSink, canonical_provider, translator
+from .providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
 from .providers import _as_messages as as_messages
+from .providers._fields import add_request_fields
 from .providers._json import write_json
+from .providers.registry import request_module
+from .settings import Settings
 
 __all__ = ["BATCH_LIMITS", "BATCH_PROVIDERS", "BatchIds", "batch_line", "write_batch"]
 
@@ -47,7 +52,17 @@ BATCH_PROVIDERS = (
 """Providers that take a batch input file."""
 
 _OPENAI_URLS = {"openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses"}
-_REQUEST_FIELDS = ("tools", "tool_choice", "settings")
+_SETTINGS = frozenset(Settings.model_fields)
+_MODEL_IN_LINE = frozenset({"openai-chat", "openai-responses", "anthropic"})
+# Fields each provider refuses a batch line without (the SDK types and API references mark them
+# required; the provider would refuse the whole file only after upload). Gemini and Bedrock name
+# the model on the job, not in the lines.
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "openai-chat": ("model",),
+    "openai-responses": ("model",),
+    "anthropic": ("model", "max_tokens"),
+    "anthropic-bedrock": ("max_tokens",),
+}
 
 
 def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
@@ -67,27 +82,31 @@ def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
         raise DecodeError(f"batch request {index}: {exc}") from None
 
 
-def _request_fields(request: Any, provider: str) -> dict[str, Any]:
-    """The tools, tool choice and settings of a Request-like object as request fields.
+def _modelled(
+    request: Any, verbatim: dict[str, Any], name: str, options: EncodeOptions
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(fields from tools, tool choice and settings, the verbatim fields left)``.
 
-    They are encoded by `mb.encode_request` (where this installation has it) on the request
-    without its messages, so the messages' media still stream.
+    Keyword fields named like `mb.Settings` fields (``temperature``, ``max_tokens``, ``stop``...)
+    join the request's own settings and are written where ``name`` takes them (Gemini's
+    ``generationConfig``, Bedrock's ``inferenceConfig``, OpenAI's ``max_completion_tokens``...),
+    so one ``temperature=`` gives a valid line for every provider, or a clear error where the
+    provider has no such setting.
     """
-    if request is None or not any(getattr(request, name, None) for name in _REQUEST_FIELDS):
-        return {}
-    from . import providers
-
-    encode_request = getattr(providers, "encode_request", None)
-    if encode_request is None:
-        raise InvalidOptionError(
-            "batch request has tools, tool_choice or settings, which need mb.encode_request"
-        )
-    bare = request.model_copy(update={"messages": [], "extra": {}})
-    fields: dict[str, Any] = encode_request(bare, provider, target="json")
-    encoder, _ = translator(provider)
-    for key in encoder([], EncodeOptions(target="json")):
-        fields.pop(key, None)
-    return fields
+    tools = tuple(getattr(request, "tools", None) or ())
+    tool_choice = getattr(request, "tool_choice", None)
+    own = getattr(request, "settings", None)
+    given = {key: verbatim.pop(key) for key in list(verbatim) if key in _SETTINGS}
+    settings: Settings | None = own if isinstance(own, Settings) else None
+    if given:
+        base = settings.model_dump(exclude_none=True) if settings is not None else {}
+        settings = Settings(**{**base, **given})
+    if not tools and tool_choice is None and settings is None:
+        return {}, verbatim
+    fields = request_module(name).encode_fields(
+        options.replace(tools=tools, tool_choice=tool_choice, settings=settings)
+    )
+    return dict(fields), verbatim
 
 
 def batch_line(
@@ -100,7 +119,11 @@ def batch_line(
     bedrock_format: Literal["converse", "anthropic"] = "converse",
     index: int = 0,
 ) -> bytes:
-    """One line of ``provider``'s batch file (without the newline) for one request."""
+    """One line of ``provider``'s batch file (without the newline) for one request.
+
+    Raises `InvalidOptionError` when the line would lack a field the provider requires
+    (``model`` for OpenAI and Anthropic, ``max_tokens`` for Anthropic), naming it.
+    """
     name = canonical_provider(provider)
     messages, own, request = _split(item, index)
     sink = MediaSink()
@@ -109,14 +132,28 @@ def batch_line(
         name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
     encoder, _ = translator(name)
     encoded = encoder(messages, chosen)
-    merged = {**(fields or {}), **_request_fields(request, name), **own}
-    clashes = sorted(set(merged) & set(encoded))
+    where = f"batch request {index} ({custom_id!r})"
+    verbatim = {**(fields or {}), **own}
+    clashes = sorted(set(verbatim) & set(encoded))
     if clashes:
         raise InvalidOptionError(
-            f"batch request {index} ({custom_id!r}): field(s) {', '.join(clashes)} come from "
-            "the messages; do not pass them"
+            f"{where}: field(s) {', '.join(clashes)} come from the messages; do not pass them"
         )
-    body = {**merged, **encoded}
+    model = getattr(request, "model", None)
+    try:
+        modelled, verbatim = _modelled(request, verbatim, name, chosen)
+        if name in _MODEL_IN_LINE and isinstance(model, str) and "model" not in verbatim:
+            verbatim["model"] = model
+        body = add_request_fields(merge_fields(encoded, modelled, name), "model", None, verbatim)
+    except (InvalidOptionError, UnsupportedSettingError) as exc:
+        raise type(exc)(f"{where}: {exc}") from None
+    missing = [key for key in _REQUIRED.get(name, ()) if body.get(key) is None]
+    if missing:
+        raise InvalidOptionError(
+            f"{where}: {name} batch lines need {' and '.join(missing)}; pass "
+            + ", ".join(f"{key}=..." for key in missing)
+            + " to write_batch (or in the request's fields)"
+        )
     line: dict[str, Any]
     if name in _OPENAI_URLS:
         line = {"custom_id": custom_id, "method": "POST", "url": _OPENAI_URLS[name], "body": body}
