@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 import mediablocks as mb
@@ -140,6 +142,15 @@ def test_distinct_paths_give_distinct_ids() -> None:
     ids = [request_id(path, b"") for path in paths]
     assert len(set(ids)) == len(ids)
     assert all(len(rid) <= 64 and all(c.isalnum() or c in "_-" for c in rid) for rid in ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(paths=st.lists(st.text(min_size=1, max_size=90), min_size=2, max_size=6, unique=True))
+def test_request_ids_of_distinct_paths_never_collide(paths: list[str]) -> None:
+    ids = [request_id(path, b"") for path in paths]
+    assert len(set(ids)) == len(ids)
+    assert all(0 < len(rid) <= 64 for rid in ids)
+    assert all(c.isascii() and (c.isalnum() or c in "_-") for rid in ids for c in rid)
 
 
 def test_a_repeated_id_in_one_batch_is_that_rows_error() -> None:

@@ -196,7 +196,8 @@ class BatchIds(list[str]):
     """The request ids `write_batch` wrote, in order; ``files`` says which file holds which.
 
     A plain list of ids for every use that predates file splitting; ``files`` is one
-    ``(path, ids)`` pair per file written (one pair unless the batch rolled over).
+    ``(path, ids)`` pair per file written (one pair unless the batch rolled over; for a file
+    object, one pair named ``"<stream>"``).
     """
 
     files: list[tuple[str, list[str]]]
