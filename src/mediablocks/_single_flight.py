@@ -11,7 +11,10 @@ flights cannot deadlock.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # concurrent.futures (and the logging it loads) waits for the first upload
+    from concurrent.futures import Future
 
 __all__ = ["join", "land"]
 
@@ -21,6 +24,8 @@ _flights: dict[str, Future[str]] = {}
 
 def join(key: str) -> tuple[Future[str], bool]:
     """``(flight, leads)``: the flight for ``key``, and whether this caller must upload."""
+    from concurrent.futures import Future
+
     with _lock:
         flight = _flights.get(key)
         if flight is not None:
