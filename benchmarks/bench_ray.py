@@ -3,11 +3,14 @@
 The data: N JPEG photos (default 48 of 4000x3000, 12 MP) fitted to Anthropic's optimal size
 (``prepare_options={"optimal_size": True}``: decode at a reduced scale, resize to 1568 px, save),
 then encoded as batch-file lines: the per-file work of a real preparation job. The pipeline is
-``from_items(paths) -> map_batches(encode_batch, compute=TaskPoolStrategy(size=k)) ->
-materialize()`` on a local Ray instance with 2 CPUs (each worker reads its own files, as on a
-cluster with shared storage); k = 1 and k = 2 run in alternating rounds in the same run, with the
-plain loop (``encode_batch`` over the same files in this process, no Ray) as the baseline. Prints
-files/s and MB/s per case and the 2-vs-1 throughput ratio.
+``from_items(paths) -> map_batches(encode_batch, concurrency=k) -> materialize()`` on a local
+Ray instance with 2 CPUs, set up as docs/ray.md says (Ray Data's per-operator reservation off, so
+``concurrency`` decides; each worker reads its own files, as on a cluster with shared storage);
+k = 1 and k = 2 run in alternating rounds in the same run, with the plain loop (``encode_batch``
+over the same files in this process, no Ray) as the baseline. Prints files/s and MB/s per case,
+the CPU seconds each file cost inside ``encode_batch`` (``time.process_time`` in the worker, so
+a slower wall time at equal CPU per file is waiting for a core, not more work), the 1 -> 2 CPU
+throughput ratio, and the load average before and after each case.
 
 Run from the repository root (needs ``pip install 'mediablocks[ray]'``)::
 
@@ -60,32 +63,40 @@ def make_files(folder: Path, count: int) -> int:
     return total
 
 
-def run_ray(ray: Any, folder: Path, workers: int) -> tuple[float, int]:
+def timed_encode(batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """`encode_batch` plus the CPU seconds it used per file in this worker process."""
+    started = time.process_time()
+    out = encode_batch(batch, **kwargs)
+    per_file = (time.process_time() - started) / max(1, len(out["id"]))
+    out["cpu_s"] = [per_file] * len(out["id"])
+    return out
+
+
+def run_ray(ray: Any, folder: Path, workers: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds per file)."""
     paths = [{"path": str(path)} for path in sorted(folder.iterdir())]
     start = time.perf_counter()
-    ds = ray.data.from_items(paths)
+    ds = ray.data.from_items(paths, override_num_blocks=max(2, len(paths) // 2))
     done = ds.map_batches(
-        encode_batch,
-        fn_kwargs=FN_KWARGS,
-        batch_size=2,
-        compute=ray.data.TaskPoolStrategy(size=workers),
+        timed_encode, fn_kwargs=FN_KWARGS, batch_size=2, concurrency=workers
     ).materialize()
     elapsed = time.perf_counter() - start
-    errors = sum(1 for row in done.iter_rows() if row["error"])
+    rows = list(done.iter_rows())
+    errors = sum(1 for row in rows if row["error"])
     assert errors == 0, f"{errors} files failed"
-    return elapsed, done.count()
+    return elapsed, sum(row["cpu_s"] for row in rows) / len(rows)
 
 
-def run_plain(folder: Path) -> tuple[float, int]:
+def run_plain(folder: Path) -> tuple[float, float]:
     files = sorted(folder.iterdir())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     count = 0
     for index in range(0, len(files), 2):
         chunk = files[index : index + 2]
         out = encode_batch({"path": [str(p) for p in chunk]}, **FN_KWARGS)
         assert not any(out["error"])
         count += len(out["line"])
-    return time.perf_counter() - start, count
+    return time.perf_counter() - start, (time.process_time() - cpu) / count
 
 
 def main() -> None:
@@ -100,33 +111,50 @@ def main() -> None:
         folder = Path(tmp)
         total = make_files(folder, args.files)
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        ray.data.DataContext.get_current().enable_progress_bars = False
-        ray.data.DataContext.get_current().print_on_execution_start = False
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = False
+        context.print_on_execution_start = False
+        context.op_resource_reservation_enabled = False  # as docs/ray.md says for small nodes
+        cases = {
+            "plain loop (no Ray)": lambda: run_plain(folder),
+            "ray, 1 CPU": lambda: run_ray(ray, folder, 1),
+            "ray, 2 CPUs": lambda: run_ray(ray, folder, 2),
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
+        loads: dict[str, list[float]] = {name: [] for name in cases}
         try:
             run_ray(ray, folder, 2)  # warm-up: workers started, modules imported
-            times: dict[str, list[float]] = {"plain loop (no Ray)": [], "ray, 1 worker": []}
-            times["ray, 2 workers"] = []
             for _ in range(args.rounds):
-                times["plain loop (no Ray)"].append(run_plain(folder)[0])
-                times["ray, 1 worker"].append(run_ray(ray, folder, 1)[0])
-                times["ray, 2 workers"].append(run_ray(ray, folder, 2)[0])
+                for name, run in cases.items():
+                    loads[name].append(os.getloadavg()[0])
+                    seconds, per_file = run()
+                    times[name].append(seconds)
+                    cpu[name].append(per_file)
+                    loads[name].append(os.getloadavg()[0])
         finally:
             ray.shutdown()
 
     mb_total = total / 1e6
     print(
         f"encode_batch on Ray Data: {args.files} JPEG files of {WIDTH}x{HEIGHT}, "
-        f"{mb_total:.1f} MB, fitted for anthropic (optimal size)"
+        f"{mb_total:.1f} MB, fitted for anthropic (optimal size), {args.rounds} round(s)"
     )
-    print(f"  {'case':<22} {'median s':>9} {'files/s':>8} {'MB/s':>7}")
+    header = f"  {'case':<22} {'median s':>9} {'files/s':>8} {'MB/s':>7} {'CPU s/file':>11}"
+    print(header + f" {'load avg':>9}")
     medians = {name: statistics.median(values) for name, values in times.items()}
     for name, seconds in medians.items():
         rate = args.files / seconds
-        print(f"  {name:<22} {seconds:9.2f} {rate:8.2f} {mb_total / seconds:7.1f}")
-    ratio = medians["ray, 1 worker"] / medians["ray, 2 workers"]
-    print(f"  throughput ratio 2 workers / 1 worker: {ratio:.2f}x")
-    cores, load = os.cpu_count(), os.getloadavg()[0]
-    print(f"  (machine: {cores} cores, load average {load:.1f}: a second worker needs a free core)")
+        per_file = statistics.median(cpu[name])
+        load = f"{min(loads[name]):.1f}-{max(loads[name]):.1f}"
+        print(
+            f"  {name:<22} {seconds:9.2f} {rate:8.2f} {mb_total / seconds:7.1f} "
+            f"{per_file:11.3f} {load:>9}"
+        )
+    ratio = medians["ray, 1 CPU"] / medians["ray, 2 CPUs"]
+    print(f"  throughput ratio 2 CPUs / 1 CPU: {ratio:.2f}x")
+    cores = os.cpu_count()
+    print(f"  (machine: {cores} cores; a second worker speeds up only when it finds a free core)")
 
 
 if __name__ == "__main__":

@@ -202,11 +202,98 @@ def type_adapter(typed: Any) -> TypeAdapter[Any]:
 
 
 def check_typed_dict(typed_dict: Any, value: dict[str, Any]) -> None:
-    """Validate with the SDK's TypedDict, and refuse keys it does not have (pydantic ignores
-    them)."""
+    """Validate with the SDK's TypedDict, and refuse keys it does not have at any depth
+    (pydantic ignores them, in nested TypedDicts too)."""
     type_adapter(typed_dict).validate_python(value)
-    unknown = set(value) - typed_dict_keys(typed_dict)
-    assert not unknown, f"{typed_dict.__name__} has no key(s) {unknown}"
+    problem = unknown_keys(typed_dict, value, typed_dict.__name__)
+    assert problem is None, problem
+
+
+def _unwrap(annotation: Any) -> Any:
+    """``Required[X]``, ``NotRequired[X]``, ``ReadOnly[X]``, ``Annotated[X, ...]`` -> ``X``."""
+    import typing
+
+    import typing_extensions
+
+    wrappers = {
+        typing.Annotated,
+        typing_extensions.Required,
+        typing_extensions.NotRequired,
+        typing_extensions.ReadOnly,
+        typing.Required,
+        typing.NotRequired,
+    }
+    while typing.get_origin(annotation) in wrappers:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _shape(annotation: Any) -> type | None:
+    """``dict`` for TypedDicts and mappings, ``list`` for sequences, ``str``... for the rest;
+    None for ``Any`` (fits everything)."""
+    import collections.abc
+    import typing
+
+    import typing_extensions
+
+    if annotation is Any or annotation is object:
+        return None
+    if typing_extensions.is_typeddict(annotation) or typing.is_typeddict(annotation):
+        return dict
+    origin = typing.get_origin(annotation) or annotation
+    if origin in (dict, collections.abc.Mapping, typing.Mapping):
+        return dict
+    if origin in (list, collections.abc.Iterable, collections.abc.Sequence):
+        return list
+    return origin if isinstance(origin, type) else type(None)
+
+
+def unknown_keys(annotation: Any, value: Any, path: str) -> str | None:
+    """Where ``value`` holds a key that no TypedDict of ``annotation`` declares (recursing into
+    lists and into the one union member that fits), or None when every key is known."""
+    import collections.abc
+    import types
+    import typing
+
+    import typing_extensions
+
+    annotation = _unwrap(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        arms = [_unwrap(arm) for arm in typing.get_args(annotation)]
+        if isinstance(value, (dict, list)):  # only arms of the same shape can hold it
+            arms = [arm for arm in arms if _shape(arm) in (type(value), None)] or arms
+        found = [unknown_keys(arm, value, path) for arm in arms]
+        return None if any(item is None for item in found) else found[0]
+    if typing_extensions.is_typeddict(annotation) or typing.is_typeddict(annotation):
+        if not isinstance(value, dict):
+            return f"{path}: {type(value).__name__}, not {annotation.__name__}"
+        hints = typing.get_type_hints(annotation, include_extras=True)
+        unknown = set(value) - set(hints)
+        if unknown:
+            return f"{path}: {annotation.__name__} has no key(s) {sorted(unknown)}"
+        for key, item in value.items():
+            problem = unknown_keys(hints[key], item, f"{path}.{key}")
+            if problem is not None:
+                return problem
+        return None
+    iterables = (
+        list,
+        collections.abc.Iterable,
+        collections.abc.Sequence,
+        typing.Iterable,
+        typing.Sequence,
+    )
+    if origin in iterables and isinstance(value, list):
+        (item_type,) = typing.get_args(annotation)[:1] or (Any,)
+        for index, item in enumerate(value):
+            problem = unknown_keys(item_type, item, f"{path}[{index}]")
+            if problem is not None:
+                return problem
+        return None
+    if origin is typing_extensions.Literal or origin is typing.Literal:
+        return None if value in typing.get_args(annotation) else f"{path}: {value!r} not allowed"
+    return None
 
 
 def model_keys(model: type[Any]) -> set[str]:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mediablocks as mb
 
@@ -212,3 +214,67 @@ def test_missing_file_and_unknown_format_raise(tmp_path: Path) -> None:
         mb.read_batch_results(tmp_path / "none.jsonl", "openai")
     with pytest.raises(mb.InvalidOptionError):
         mb.read_batch_results(tmp_path / "none.jsonl", "mistral")
+
+
+def _good(rid: str) -> dict[str, Any]:
+    return {"custom_id": rid, "response": {"status_code": 200, "body": _completion(rid)}}
+
+
+def test_bad_lines_are_line_errors_and_the_rest_is_read(tmp_path: Path) -> None:
+    deep = '{"custom_id": "d", "response": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    inner_deep = {"custom_id": "n", "response": {"status_code": 200, "body": _completion("x")}}
+    nested: Any = "end"
+    for _ in range(500):
+        nested = {"k": nested}
+    inner_deep["response"]["body"]["choices"][0]["message"]["tool_calls"] = [nested]
+    lines = [
+        _good("a"),
+        deep,
+        "x" * 400_000,  # longer than the limit below
+        "{not json",
+        inner_deep,
+        '"just a string"',
+        _good("b"),
+    ]
+    results = mb.read_batch_results(
+        _write(tmp_path / "r.jsonl", lines), "openai", max_line_bytes=300_000
+    )
+    assert [r.line for r in results] == [1, 2, 3, 4, 5, 6, 7]
+    assert [r.ok for r in results] == [True, False, False, False, False, False, True]
+    assert [r.message.text for r in results if r.message] == ["a", "b"]
+    assert "nested more than" in str(results[1].error)
+    assert "longer than max_line_bytes" in str(results[2].error)
+    assert "is not JSON" in str(results[3].error)
+    assert "nested more than" in str(results[4].error)
+    assert "not a JSON object" in str(results[5].error)
+
+
+def test_a_decoder_failure_of_any_kind_is_a_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mediablocks import batch_results
+
+    def broken(payload: Any, provider: str) -> Any:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(batch_results, "decode_response", broken)
+    results = mb.read_batch_results(_write(tmp_path / "r.jsonl", [_good("a")]), "openai")
+    assert results[0].id == "a"
+    assert "KeyError" in str(results[0].error)
+    with pytest.raises(mb.InvalidOptionError, match="max_line_bytes"):
+        mb.read_batch_results(tmp_path / "r.jsonl", "openai", max_line_bytes=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(junk=st.lists(st.binary(max_size=3000), max_size=5))
+def test_no_junk_line_escapes_or_hides_a_good_line(junk: list[bytes]) -> None:
+    """Whatever bytes surround it, the good line is read and nothing raises."""
+    import tempfile
+
+    body = b"".join(j.replace(b"\n", b" ") + b"\n" for j in junk)
+    good = json.dumps(_good("g")).encode() + b"\n"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "r.jsonl"
+        path.write_bytes(body + good + body)
+        results = mb.read_batch_results(path, "openai", max_line_bytes=2000)
+    assert [r.id for r in results if r.ok] == ["g"]

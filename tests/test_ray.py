@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 import mediablocks as mb
@@ -35,10 +37,14 @@ def test_encode_batch_turns_files_into_batch_lines() -> None:
         "path": np.array(["/data/a.png", "/data/b.bmp", "/data/c.wav"]),
     }
     out = encode_batch(batch, provider="anthropic", prompt="Describe.", fields=FIELDS)
-    assert out["id"] == ["data_a_png", "data_b_bmp", "data_c_wav"]
+    assert [rid.rsplit("-", 1)[0] for rid in out["id"]] == [
+        "data_a_png",
+        "data_b_bmp",
+        "data_c_wav",
+    ]
     assert out["input_bytes"] == [len(png), len(bmp), len(make_wav())]
     first = json.loads(out["line"][0])
-    assert first["custom_id"] == "data_a_png"
+    assert first["custom_id"] == out["id"][0]
     content = first["params"]["messages"][0]["content"]
     assert content[0] == {"type": "text", "text": "Describe."}
     assert base64.b64decode(content[1]["source"]["data"]) == png
@@ -113,8 +119,76 @@ def test_request_ids_fit_every_provider() -> None:
     assert len(rid) <= 64
     assert rid.endswith(request_id(long, b"")[-16:])
     assert all(c.isalnum() or c in "_-" for c in rid)
-    assert request_id("/a/photo 1.jpg", b"") == "a_photo_1_jpg"
+    assert request_id("/a/photo 1.jpg", b"").startswith("a_photo_1_jpg-")
+    assert request_id("photo-1_a", b"") == "photo-1_a"  # already an id: kept as it is
     assert request_id(None, b"abc") != request_id(None, b"abd")
+
+
+def test_distinct_paths_give_distinct_ids() -> None:
+    paths = [
+        "café.png",
+        "cafe.png",
+        "cafè.png",
+        "a b.png",
+        "a_b.png",
+        "a_b_png",
+        "a/b.png",
+        "a\\b.png",
+        "x" * 80 + "1",
+        "x" * 80 + "2",
+        "dir/" + "y" * 70,
+        "dir_" + "y" * 70,
+    ]
+    ids = [request_id(path, b"") for path in paths]
+    assert len(set(ids)) == len(ids)
+    assert all(len(rid) <= 64 and all(c.isalnum() or c in "_-" for c in rid) for rid in ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(paths=st.lists(st.text(min_size=1, max_size=90), min_size=2, max_size=6, unique=True))
+def test_request_ids_of_distinct_paths_never_collide(paths: list[str]) -> None:
+    ids = [request_id(path, b"") for path in paths]
+    assert len(set(ids)) == len(ids)
+    assert all(0 < len(rid) <= 64 for rid in ids)
+    assert all(c.isascii() and (c.isalnum() or c in "_-") for rid in ids for c in rid)
+
+
+def test_a_repeated_id_in_one_batch_is_that_rows_error() -> None:
+    png = make_png()
+    out = encode_batch(
+        {"bytes": [png, png, png], "path": ["a.png", "a.png", "b.png"]},
+        provider="anthropic",
+        fields=FIELDS,
+        prepare=False,
+    )
+    assert out["line"][0] is not None
+    assert out["line"][2] is not None
+    assert out["line"][1] is None
+    assert "row 0" in out["error"][1]
+
+
+def test_any_failure_is_a_row_error_and_nothing_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mediablocks.ray as mbray
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a bug deep in a converter")
+
+    monkeypatch.setattr(mbray, "prepare_messages", broken)
+    out = encode_batch(
+        {"bytes": [make_png(), make_png((5, 5))], "path": ["a.png", "b.png"]},
+        provider="anthropic",
+        fields=FIELDS,
+    )
+    assert len(out["id"]) == 2
+    assert out["line"] == [None, None]
+    assert all("ZeroDivisionError" in error for error in out["error"])
+
+
+def test_a_batch_without_bytes_or_paths_is_refused() -> None:
+    import numpy as np
+
+    with pytest.raises(mb.InvalidOptionError, match="read_binary_files"):
+        encode_batch({"image": np.zeros((1, 4, 4, 3), dtype=np.uint8)}, provider="anthropic")
 
 
 # -- on a local Ray instance ------------------------------------------------------------------
@@ -182,3 +256,78 @@ def test_the_pipeline_runs_on_ray(ray_local: Any, tmp_path: Path) -> None:
     for name, data in images.items():
         (rid,) = [rid for rid in got if name.replace(".", "_") in rid]
         assert got[rid] == data
+
+
+def test_the_documented_pipeline_runs_two_batches_at_once(ray_local: Any, tmp_path: Path) -> None:
+    """On 2 CPUs, with the DataContext setting docs/ray.md gives, two batches run at the same
+    time: each batch waits (up to 60 s) for another batch's marker before encoding, so a serial
+    run shows up as a batch that never saw a peer."""
+    ray = ray_local
+    folder, markers = tmp_path / "in", tmp_path / "markers"
+    folder.mkdir()
+    markers.mkdir()
+    for n in range(4):
+        (folder / f"img{n}.png").write_bytes(make_png((10 + n, 10)))
+
+    def encode_with_rendezvous(batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        import time
+        import uuid
+
+        (markers / uuid.uuid4().hex).touch()
+        deadline = time.monotonic() + 60
+        while len(list(markers.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        out = encode_batch(batch, **kwargs)
+        out["saw_peer"] = [len(list(markers.iterdir())) >= 2] * len(out["id"])
+        return out
+
+    context = ray.data.DataContext.get_current()
+    before = context.op_resource_reservation_enabled
+    context.op_resource_reservation_enabled = False  # as docs/ray.md says for small nodes
+    try:
+        ds = ray.data.read_binary_files(str(folder), include_paths=True, override_num_blocks=2)
+        rows = ds.map_batches(
+            encode_with_rendezvous,
+            fn_kwargs={"provider": "anthropic", "fields": FIELDS},
+            batch_size=2,
+            concurrency=2,
+            memory=1024**3,
+        ).take_all()
+    finally:
+        context.op_resource_reservation_enabled = before
+    assert len(rows) == 4
+    assert all(row["error"] is None for row in rows)
+    assert all(row["saw_peer"] for row in rows)
+    assert len(list(markers.iterdir())) == 2
+
+
+def test_the_sink_rolls_over_and_checks_ids(ray_local: Any, tmp_path: Path) -> None:
+    ray = ray_local
+    rows = encode_batch(
+        {
+            "bytes": [make_png((8 + n, 8)) for n in range(5)],
+            "path": [f"p{n}.png" for n in range(5)],
+        },
+        provider="anthropic",
+        fields=FIELDS,
+        prepare=False,
+    )
+    ds = ray.data.from_items(
+        [dict(zip(rows, values, strict=True)) for values in zip(*rows.values(), strict=True)],
+        override_num_blocks=1,
+    )
+    ds.write_datasink(
+        batch_file_datasink(str(tmp_path / "out"), provider="anthropic", max_requests=2)
+    )
+    files = sorted((tmp_path / "out").glob("*.jsonl"))
+    assert [f.name.rsplit("-", 1)[-1] for f in files] == ["001.jsonl", "002.jsonl", "003.jsonl"]
+    ids = [json.loads(line)["custom_id"] for f in files for line in f.read_text().splitlines()]
+    assert ids == rows["id"]
+
+    twice = {key: values + values for key, values in rows.items()}
+    ds = ray.data.from_items(
+        [dict(zip(twice, values, strict=True)) for values in zip(*twice.values(), strict=True)],
+        override_num_blocks=1,
+    )
+    with pytest.raises(Exception, match="twice in one batch file"):
+        ds.write_datasink(batch_file_datasink(str(tmp_path / "dup"), provider="anthropic"))

@@ -273,3 +273,134 @@ async def test_aupload_error_is_upload_error(server: UploadServer) -> None:
     message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png())])
     with pytest.raises(mb.UploadError):
         await mb.aupload([message], "openai-responses", _openai(server, asynchronous=True))
+
+
+def _distinct_pngs(count: int) -> list[bytes]:
+    return [make_png((8 + n, 8), color=(n * 20, 0, 0)) for n in range(count)]
+
+
+def test_concurrent_threads_upload_each_content_once(server: UploadServer, tmp_path: Path) -> None:
+    import threading
+
+    server.delay = 0.05  # uploads overlap: the callers really are concurrent
+    pngs = _distinct_pngs(10)
+    cache = mb.DirectoryUploadCache(tmp_path)
+    client = _openai(server)
+    got: dict[int, str] = {}
+    errors: list[BaseException] = []
+
+    def call(n: int) -> None:
+        message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(pngs[n % 10])])
+        try:
+            out = mb.upload([message], "openai-responses", client, cache=cache)
+            got[n] = _sources(out)[0].file_id
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(data for _, data, _ in server.received) == sorted(pngs)
+    for n in range(50):  # every caller holding the same bytes got the same file id
+        assert got[n] == got[n % 10]
+    assert len(set(got.values())) == 10
+
+
+async def test_concurrent_tasks_upload_each_content_once(server: UploadServer) -> None:
+    import asyncio
+
+    server.delay = 0.05
+    pngs = _distinct_pngs(10)
+    client = _anthropic(server, asynchronous=True)
+    messages = [mb.UserMessage(content=[mb.ImageBlock.from_bytes(pngs[n % 10])]) for n in range(50)]
+    outs = await asyncio.gather(*(mb.aupload([m], "anthropic", client) for m in messages))
+    assert sorted(data for _, data, _ in server.received) == sorted(pngs)
+    ids = [_sources(out)[0].file_id for out in outs]
+    assert all(ids[n] == ids[n % 10] for n in range(50))
+
+
+@pytest.mark.parametrize("provider", ["openai-responses", "anthropic", "gemini", "bedrock"])
+def test_a_file_deleted_at_the_provider_is_uploaded_again(
+    provider: str, server: UploadServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clients = {
+        "openai-responses": lambda: _openai(server),
+        "anthropic": lambda: _anthropic(server),
+        "gemini": lambda: _gemini(server),
+        "bedrock": lambda: _s3(server, monkeypatch),
+    }
+    client = clients[provider]()
+    cache = mb.DirectoryUploadCache(tmp_path)
+    message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png())])
+    uploads = len(server.received)
+
+    def call(**options: Any) -> str:
+        out = mb.upload([message], provider, client, cache=cache, bucket="b", **options)
+        return str(_sources(out)[0].file_id)
+
+    first = call()
+    assert call() == first  # checked at the provider, still there: reused
+    assert server.checks
+    server.delete(first)
+    assert call(verify=False) == first  # trusting the cache sends the dead reference
+    second = call()
+    uploaded = [api for api in server.apis() if not api.endswith("-get")]
+    assert len(uploaded) == uploads + 2  # deleted, so uploaded again
+    assert call() == second
+    if provider != "bedrock":  # S3 keys are content-addressed: the same key again
+        assert second != first
+
+
+async def test_aupload_uploads_a_deleted_file_again(server: UploadServer) -> None:
+    client = _openai(server, asynchronous=True)
+    cache = mb.MemoryUploadCache()
+    message = mb.UserMessage(content=[mb.FileBlock.from_bytes(make_pdf())])
+    first = _sources(await mb.aupload([message], "openai-responses", client, cache=cache))
+    server.delete(first[0].file_id)
+    second = _sources(await mb.aupload([message], "openai-responses", client, cache=cache))
+    assert second[0].file_id != first[0].file_id
+    assert len(server.received) == 2
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("wait", float("nan")),
+        ("wait", float("inf")),
+        ("wait", -1),
+        ("wait", "10"),
+        ("min_bytes", -1),
+        ("min_bytes", True),
+        ("min_bytes", 1.5),
+        ("verify", "yes"),
+        ("bucket", ""),
+        ("prefix", None),
+        ("account", 3),
+        ("cache", object()),
+    ],
+)
+def test_bad_options_are_invalid_option_errors(option: str, value: Any) -> None:
+    message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png())])
+    with pytest.raises(mb.InvalidOptionError, match=option):
+        mb.upload([message], "anthropic", object(), **{option: value})
+
+
+async def test_aupload_concurrency_is_checked() -> None:
+    message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png())])
+    for bad in (0, True, 2.5):
+        with pytest.raises(mb.InvalidOptionError, match="concurrency"):
+            await mb.aupload([message], "anthropic", object(), concurrency=bad)  # type: ignore[arg-type]
+
+
+def test_a_cache_that_cannot_store_does_not_lose_the_upload(server: UploadServer) -> None:
+    class Full(mb.MemoryUploadCache):
+        def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
+            raise mb.SourceError("disk full")
+
+    message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png())])
+    with pytest.warns(UserWarning, match="disk full"):
+        out = mb.upload([message], "anthropic", _anthropic(server), cache=Full())
+    assert _sources(out)[0].file_id == "file_0001"

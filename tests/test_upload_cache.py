@@ -1,7 +1,10 @@
-"""The upload caches: hits, misses, expiry, and a directory cache shared across objects."""
+"""The upload caches: hits, misses, expiry, a directory cache shared across objects and threads,
+and hostile or corrupt cache files refused with a clear error instead of handed out."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -24,12 +27,22 @@ def test_put_get_expiry_and_replace(kind: str, tmp_path: Path) -> None:
     cache.put("new", "file-4", expires_at=time.time() + 3600)
     assert cache.get("new") == "file-4"
     assert len(cache) == 3
+    cache.discard("new")
+    assert cache.get("new") is None
+    for bad in (b"file-5", "", "x" * 5000, None):
+        with pytest.raises(mb.SourceError, match="refusing to store"):
+            cache.put("k", bad)  # type: ignore[arg-type]
+    with pytest.raises(mb.SourceError, match="not a time"):
+        cache.put("k", "file-6", expires_at=float("nan"))
+    assert cache.get("k") == "file-2"
 
 
 def test_directory_cache_is_shared_by_objects(tmp_path: Path) -> None:
     mb.DirectoryUploadCache(tmp_path / "c").put("k", "s3://b/x")
     assert mb.DirectoryUploadCache(tmp_path / "c").get("k") == "s3://b/x"
     assert (tmp_path / "c" / "uploads.sqlite").is_file()
+    (mode,) = sqlite3.connect(tmp_path / "c" / "uploads.sqlite").execute("PRAGMA journal_mode")
+    assert mode == ("wal",)
 
 
 def test_directory_cache_that_cannot_be_made_raises_source_error(tmp_path: Path) -> None:
@@ -37,3 +50,111 @@ def test_directory_cache_that_cannot_be_made_raises_source_error(tmp_path: Path)
     blocker.write_bytes(b"x")
     with pytest.raises(mb.SourceError, match="upload cache"):
         mb.DirectoryUploadCache(blocker / "sub")
+
+
+def _db(tmp_path: Path, *statements: str) -> Path:
+    db = sqlite3.connect(tmp_path / "uploads.sqlite")
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        ["CREATE TABLE uploads (key, reference, expires_at)"],
+        ["CREATE TABLE uploads (key TEXT PRIMARY KEY, reference BLOB, expires_at REAL)"],
+        ["CREATE TABLE other (x)"],
+        [
+            "CREATE TABLE uploads (key TEXT PRIMARY KEY, reference TEXT NOT NULL, expires_at REAL)",
+            "CREATE TRIGGER t AFTER INSERT ON uploads BEGIN DELETE FROM uploads; END",
+        ],
+        [
+            "CREATE TABLE uploads (key TEXT PRIMARY KEY, reference TEXT NOT NULL, expires_at REAL)",
+            "PRAGMA user_version = 7",
+        ],
+    ],
+)
+def test_a_database_that_is_not_this_cache_is_refused(
+    tmp_path: Path, statements: list[str]
+) -> None:
+    with pytest.raises(mb.SourceError, match="not a mediablocks upload cache"):
+        mb.DirectoryUploadCache(_db(tmp_path, *statements))
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "uploads.sqlite").write_bytes(b"garbage, not a database" * 100)
+    with pytest.raises(mb.SourceError, match="not a mediablocks upload cache"):
+        mb.DirectoryUploadCache(tmp_path)
+
+
+def test_an_earlier_cache_keeps_its_sound_entries_and_drops_garbage(tmp_path: Path) -> None:
+    old = "CREATE TABLE uploads (key TEXT PRIMARY KEY, reference TEXT NOT NULL, expires_at REAL)"
+    folder = _db(
+        tmp_path,
+        old,
+        "INSERT INTO uploads VALUES ('good', 'file-1', NULL)",
+        "INSERT INTO uploads VALUES ('blob', X'6669', NULL)",
+        "INSERT INTO uploads VALUES ('expiry', 'file-2', 'soon')",
+        "INSERT INTO uploads VALUES ('long', printf('%.5000c', 'x'), NULL)",
+    )
+    cache = mb.DirectoryUploadCache(folder)
+    assert cache.get("good") == "file-1"
+    assert len(cache) == 1
+    assert cache.get("blob") is None
+    assert cache.get("expiry") is None
+
+
+def test_a_corrupt_entry_is_never_handed_out(tmp_path: Path) -> None:
+    cache = mb.DirectoryUploadCache(tmp_path)
+    cache.put("k", "file-1")
+    raw = sqlite3.connect(tmp_path / "uploads.sqlite")
+    with raw:
+        raw.execute("UPDATE uploads SET reference = ? WHERE key = 'k'", ("x" * 100_000,))
+        raw.execute("INSERT INTO uploads VALUES ('ctl', ?, NULL)", ("file\x00\x1b[2J",))
+    raw.close()
+    for key in ("k", "ctl"):
+        with pytest.raises(mb.SourceError, match="is corrupt"):
+            cache.get(key)
+        cache.discard(key)
+        assert cache.get(key) is None
+
+
+def test_a_lock_held_elsewhere_does_not_lose_a_finished_upload(tmp_path: Path) -> None:
+    cache = mb.DirectoryUploadCache(tmp_path, timeout=0.05)
+    holder = sqlite3.connect(tmp_path / "uploads.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holding the write lock
+    cache.put("k", "file-1")
+    assert cache.unsaved == 1
+    assert cache.get("k") == "file-1"
+    holder.execute("COMMIT")
+    holder.close()
+    cache.put("k2", "file-2")
+    assert cache.unsaved == 0
+    other = mb.DirectoryUploadCache(tmp_path)
+    assert (other.get("k"), other.get("k2")) == ("file-1", "file-2")
+
+
+def test_one_directory_cache_shared_by_threads(tmp_path: Path) -> None:
+    cache = mb.DirectoryUploadCache(tmp_path)
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(40):
+                cache.put(f"{n}-{i}", f"file-{n}-{i}")
+                assert cache.get(f"{n}-{i}") == f"file-{n}-{i}"
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(mb.DirectoryUploadCache(tmp_path)) == 320
+    with pytest.raises(mb.InvalidOptionError, match="timeout"):
+        mb.DirectoryUploadCache(tmp_path, timeout=float("nan"))

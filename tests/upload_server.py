@@ -5,15 +5,21 @@
 - Gemini's resumable protocol: ``POST /upload/v1beta/files`` (or ``v1``) (start, answers with an
   ``X-Goog-Upload-URL``), then ``POST`` of the bytes to that URL (``upload, finalize``), and
   ``GET /v1beta/files/<name>`` for the state;
-- S3 ``PUT /<bucket>/<key>`` (path-style, as botocore sends to a custom endpoint).
+- S3 ``PUT /<bucket>/<key>`` (path-style, as botocore sends to a custom endpoint);
+- the look-ups `mb.upload` makes to check a cached reference still exists: OpenAI and Anthropic
+  ``GET /v1/files/<id>``, Gemini ``GET /v1beta/files/<name>``, S3 ``HEAD /<bucket>/<key>``;
+  ``server.delete(reference)`` makes a file vanish as if the provider had deleted it.
 
-Every request is recorded in ``server.received`` as ``(api, bytes, info)``.
+Every upload is recorded in ``server.received`` as ``(api, bytes, info)``; look-ups in
+``server.checks`` as ``(api, name)``. ``server.delay`` seconds are slept before answering an
+upload (so concurrent callers overlap).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.parser import BytesParser
@@ -32,6 +38,15 @@ class UploadServer(ThreadingHTTPServer):
         self.fail_next = 0
         self.processing_polls = 0  # Gemini: answer PROCESSING this many times before ACTIVE
         self.sessions: dict[str, dict[str, Any]] = {}
+        self.checks: list[tuple[str, str]] = []
+        self.deleted: set[str] = set()
+        self.objects: set[str] = set()  # S3 "bucket/key"
+        self.delay = 0.0
+
+    def delete(self, reference: str) -> None:
+        """Forget a file: its id, Gemini name or ``s3://`` key (the last path part will do)."""
+        with self.lock:
+            self.deleted.add(reference.rstrip("/").rsplit("/", 1)[-1])
 
     @property
     def url(self) -> str:
@@ -77,6 +92,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _record(self, api: str, data: bytes, info: dict[str, Any]) -> int:
+        if self.server.delay and api != "gemini-get":
+            time.sleep(self.server.delay)
         with self.server.lock:
             self.server.received.append((api, data, info))
             return len(self.server.received)
@@ -166,10 +183,62 @@ class _Handler(BaseHTTPRequestHandler):
         file = self._gemini_file(session, state)
         self._json(200, {"file": file}, {"x-goog-upload-status": "final"})
 
+    def _gone(self, api: str, name: str) -> bool:
+        with self.server.lock:
+            self.server.checks.append((api, name))
+            return name in self.server.deleted
+
+    def do_HEAD(self) -> None:
+        path = self.path.lstrip("/").split("?", 1)[0]
+        gone = self._gone("s3", path.rsplit("/", 1)[-1]) or path not in self.server.objects
+        self.send_response(404 if gone else 200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path.startswith(("/v1beta/files/", "/v1/files/")):
+        if path.startswith("/v1/files/") and "anthropic-version" in self.headers:
             name = path.rsplit("/", 1)[-1]
+            if self._gone("anthropic", name):
+                error = {"type": "not_found_error", "message": f"File not found: {name}"}
+                self._json(404, {"type": "error", "error": error})
+                return
+            self._json(
+                200,
+                {
+                    "id": name,
+                    "type": "file",
+                    "filename": "f",
+                    "mime_type": "application/pdf",
+                    "size_bytes": 1,
+                    "created_at": "2026-01-01T00:00:00Z",
+                },
+            )
+        elif path.startswith("/v1/files/") and path.count("/") == 3 and "file-" in path:
+            name = path.rsplit("/", 1)[-1]
+            if self._gone("openai", name):
+                self._json(404, {"error": {"message": f"No such File object: {name}"}})
+                return
+            self._json(
+                200,
+                {
+                    "id": name,
+                    "object": "file",
+                    "bytes": 1,
+                    "created_at": 1767225600,
+                    "filename": "f",
+                    "purpose": "user_data",
+                    "status": "processed",
+                },
+            )
+        elif path.startswith(("/v1beta/files/", "/v1/files/")):
+            name = path.rsplit("/", 1)[-1]
+            if self._gone("gemini", name):
+                message = "You do not have permission to access the File or it may not exist."
+                self._json(
+                    403, {"error": {"code": 403, "message": message, "status": "PERMISSION_DENIED"}}
+                )
+                return
             with self.server.lock:
                 waiting = self.server.processing_polls > 0
                 if waiting:
@@ -193,6 +262,9 @@ class _Handler(BaseHTTPRequestHandler):
         bucket, _, key = self.path.lstrip("/").split("?", 1)[0].partition("/")
         info = {"bucket": bucket, "key": key, "content_type": self.headers.get("Content-Type")}
         self._record("s3", body, info)
+        with self.server.lock:
+            self.server.objects.add(f"{bucket}/{key}")
+            self.server.deleted.discard(key.rsplit("/", 1)[-1])
         self.send_response(200)
         self.send_header("ETag", '"0123456789abcdef"')
         self.send_header("Content-Length", "0")

@@ -8,9 +8,11 @@ provider               one line
 ``anthropic``          ``{"custom_id", "params"}`` (each line one ``requests`` item of
                        ``client.messages.batches.create``)
 ``gemini``             ``{"key", "request"}`` (a ``GenerateContentRequest``)
-``bedrock``            ``{"recordId", "modelInput"}`` (the Converse/Nova body)
+``bedrock``            ``{"recordId", "modelInput"}`` (the Converse body: create the job with
+                       ``modelInvocationType="Converse"``)
 ``anthropic-bedrock``  ``{"recordId", "modelInput"}`` (Claude's body with ``anthropic_version``;
-                       also ``bedrock`` with ``bedrock_format="anthropic"``)
+                       also ``bedrock`` with ``bedrock_format="anthropic"``; the job's
+                       ``modelInvocationType`` is ``"InvokeModel"``)
 =====================  ==========================================================================
 
 Each request is encoded with the same translators as `mb.encode_json`: its media base64 is
@@ -21,20 +23,23 @@ requests is never turned into a list).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
-from .errors import DecodeError, InvalidOptionError, SourceError
+from ._batch_output import BatchOutput
+from .errors import DecodeError, InvalidOptionError, UnsupportedSettingError
 from .messages import Message
-from .providers import EncodeOptions, MediaSink, canonical_provider, translator
+from .providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
 from .providers import _as_messages as as_messages
+from .providers._fields import add_request_fields
 from .providers._json import write_json
+from .providers.registry import request_module
+from .settings import Settings
 
-__all__ = ["BATCH_PROVIDERS", "batch_line", "write_batch"]
+__all__ = ["BATCH_LIMITS", "BATCH_PROVIDERS", "BatchIds", "batch_line", "write_batch"]
 
 BATCH_PROVIDERS = (
     "openai-chat",
@@ -47,7 +52,17 @@ BATCH_PROVIDERS = (
 """Providers that take a batch input file."""
 
 _OPENAI_URLS = {"openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses"}
-_REQUEST_FIELDS = ("tools", "tool_choice", "settings")
+_SETTINGS = frozenset(Settings.model_fields)
+_MODEL_IN_LINE = frozenset({"openai-chat", "openai-responses", "anthropic"})
+# Fields each provider refuses a batch line without (the SDK types and API references mark them
+# required; the provider would refuse the whole file only after upload). Gemini and Bedrock name
+# the model on the job, not in the lines.
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "openai-chat": ("model",),
+    "openai-responses": ("model",),
+    "anthropic": ("model", "max_tokens"),
+    "anthropic-bedrock": ("max_tokens",),
+}
 
 
 def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
@@ -67,27 +82,31 @@ def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
         raise DecodeError(f"batch request {index}: {exc}") from None
 
 
-def _request_fields(request: Any, provider: str) -> dict[str, Any]:
-    """The tools, tool choice and settings of a Request-like object as request fields.
+def _modelled(
+    request: Any, verbatim: dict[str, Any], name: str, options: EncodeOptions
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(fields from tools, tool choice and settings, the verbatim fields left)``.
 
-    They are encoded by `mb.encode_request` (where this installation has it) on the request
-    without its messages, so the messages' media still stream.
+    Keyword fields named like `mb.Settings` fields (``temperature``, ``max_tokens``, ``stop``...)
+    join the request's own settings and are written where ``name`` takes them (Gemini's
+    ``generationConfig``, Bedrock's ``inferenceConfig``, OpenAI's ``max_completion_tokens``...),
+    so one ``temperature=`` gives a valid line for every provider, or a clear error where the
+    provider has no such setting.
     """
-    if request is None or not any(getattr(request, name, None) for name in _REQUEST_FIELDS):
-        return {}
-    from . import providers
-
-    encode_request = getattr(providers, "encode_request", None)
-    if encode_request is None:
-        raise InvalidOptionError(
-            "batch request has tools, tool_choice or settings, which need mb.encode_request"
-        )
-    bare = request.model_copy(update={"messages": [], "extra": {}})
-    fields: dict[str, Any] = encode_request(bare, provider, target="json")
-    encoder, _ = translator(provider)
-    for key in encoder([], EncodeOptions(target="json")):
-        fields.pop(key, None)
-    return fields
+    tools = tuple(getattr(request, "tools", None) or ())
+    tool_choice = getattr(request, "tool_choice", None)
+    own = getattr(request, "settings", None)
+    given = {key: verbatim.pop(key) for key in list(verbatim) if key in _SETTINGS}
+    settings: Settings | None = own if isinstance(own, Settings) else None
+    if given:
+        base = settings.model_dump(exclude_none=True) if settings is not None else {}
+        settings = Settings(**{**base, **given})
+    if not tools and tool_choice is None and settings is None:
+        return {}, verbatim
+    fields = request_module(name).encode_fields(
+        options.replace(tools=tools, tool_choice=tool_choice, settings=settings)
+    )
+    return dict(fields), verbatim
 
 
 def batch_line(
@@ -100,7 +119,11 @@ def batch_line(
     bedrock_format: Literal["converse", "anthropic"] = "converse",
     index: int = 0,
 ) -> bytes:
-    """One line of ``provider``'s batch file (without the newline) for one request."""
+    """One line of ``provider``'s batch file (without the newline) for one request.
+
+    Raises `InvalidOptionError` when the line would lack a field the provider requires
+    (``model`` for OpenAI and Anthropic, ``max_tokens`` for Anthropic), naming it.
+    """
     name = canonical_provider(provider)
     messages, own, request = _split(item, index)
     sink = MediaSink()
@@ -109,14 +132,28 @@ def batch_line(
         name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
     encoder, _ = translator(name)
     encoded = encoder(messages, chosen)
-    merged = {**(fields or {}), **_request_fields(request, name), **own}
-    clashes = sorted(set(merged) & set(encoded))
+    where = f"batch request {index} ({custom_id!r})"
+    verbatim = {**(fields or {}), **own}
+    clashes = sorted(set(verbatim) & set(encoded))
     if clashes:
         raise InvalidOptionError(
-            f"batch request {index} ({custom_id!r}): field(s) {', '.join(clashes)} come from "
-            "the messages; do not pass them"
+            f"{where}: field(s) {', '.join(clashes)} come from the messages; do not pass them"
         )
-    body = {**merged, **encoded}
+    model = getattr(request, "model", None)
+    try:
+        modelled, verbatim = _modelled(request, verbatim, name, chosen)
+        if name in _MODEL_IN_LINE and isinstance(model, str) and "model" not in verbatim:
+            verbatim["model"] = model
+        body = add_request_fields(merge_fields(encoded, modelled, name), "model", None, verbatim)
+    except (InvalidOptionError, UnsupportedSettingError) as exc:
+        raise type(exc)(f"{where}: {exc}") from None
+    missing = [key for key in _REQUIRED.get(name, ()) if body.get(key) is None]
+    if missing:
+        raise InvalidOptionError(
+            f"{where}: {name} batch lines need {' and '.join(missing)}; pass "
+            + ", ".join(f"{key}=..." for key in missing)
+            + " to write_batch (or in the request's fields)"
+        )
     line: dict[str, Any]
     if name in _OPENAI_URLS:
         line = {"custom_id": custom_id, "method": "POST", "url": _OPENAI_URLS[name], "body": body}
@@ -132,12 +169,54 @@ def batch_line(
     return write_json(line, sink, chosen.policy)
 
 
+# Per-file limits of each provider's batch input (defaults; a smaller ``max_requests`` /
+# ``max_bytes`` may be passed). Sources, read 2026-11:
+# - OpenAI: "up to 50,000 requests, and can be up to 200 MB in size"
+#   (https://platform.openai.com/docs/api-reference/batch/create, input_file_id).
+# - Anthropic: "limited to either 100,000 Message requests or 256 MB in size, whichever is
+#   reached first" (https://platform.claude.com/docs/en/build-with-claude/batch-processing).
+# - Gemini: the JSONL input goes through the Files API, 2 GB per file
+#   (https://ai.google.dev/gemini-api/docs/batch-mode, https://ai.google.dev/gemini-api/docs/files).
+# - Bedrock: default quotas "Records per input file per batch inference job" 50,000 and
+#   "Batch inference input file size" 1 GB, adjustable per account
+#   (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas.html).
+_MB = 1024 * 1024
+BATCH_LIMITS: dict[str, tuple[int, int]] = {
+    "openai-chat": (50_000, 200 * _MB),
+    "openai-responses": (50_000, 200 * _MB),
+    "anthropic": (100_000, 256 * _MB),
+    "gemini": (1_000_000_000, 2048 * _MB),
+    "bedrock": (50_000, 1024 * _MB),
+    "anthropic-bedrock": (50_000, 1024 * _MB),
+}
+"""Provider -> (requests, bytes) one batch input file may hold."""
+
+
+class BatchIds(list[str]):
+    """The request ids `write_batch` wrote, in order; ``files`` says which file holds which.
+
+    A plain list of ids for every use that predates file splitting; ``files`` is one
+    ``(path, ids)`` pair per file written (one pair unless the batch rolled over; for a file
+    object, one pair named ``"<stream>"``).
+    """
+
+    files: list[tuple[str, list[str]]]
+
+
 def _ids(ids: Iterable[str] | None) -> Iterator[str | None]:
     if ids is None:
         while True:
             yield None
     else:
         yield from ids
+
+
+def _limit(value: int | None, default: int, name: str) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidOptionError(f"write_batch: {name} must be a positive integer, got {value!r}")
+    return min(value, default)
 
 
 def write_batch(
@@ -148,8 +227,10 @@ def write_batch(
     ids: Iterable[str] | None = None,
     options: EncodeOptions | None = None,
     bedrock_format: Literal["converse", "anthropic"] = "converse",
+    max_requests: int | None = None,
+    max_bytes: int | None = None,
     **fields: Any,
-) -> list[str]:
+) -> BatchIds:
     """Write ``provider``'s batch input file and return the request ids in order.
 
     ``requests`` is any iterable (a generator is read one request at a time) of message lists,
@@ -158,8 +239,13 @@ def write_batch(
     be unique. ``fields`` go into every request (``model=...``, ``max_tokens=...``); a pair's
     own fields override them. ``path`` is a file path or a binary file object.
 
-    A request that cannot be encoded raises (`UnsupportedBlockError` and the like, naming it);
-    a file this call opened is then removed, so no partial batch file is left to submit.
+    A path is written through a temporary file beside it, renamed into place only when every
+    line is written and synced: on any failure the old file is left as it was (or no file), and
+    the error is a `MediaBlocksError` (a write error is `SourceError`). A path that is a FIFO or
+    a device is written directly and never removed. A batch larger than one file may hold
+    (`BATCH_LIMITS`, or ``max_requests`` / ``max_bytes`` when smaller) rolls over to numbered
+    files ``<stem>-001<suffix>``...; the returned list's ``files`` names them. A line missing a
+    field the provider requires (``model``, ``max_tokens``) is refused here, naming the field.
     """
     name = canonical_provider(provider)
     if name not in BATCH_PROVIDERS:
@@ -169,15 +255,17 @@ def write_batch(
         raise InvalidOptionError(
             f"bedrock_format={bedrock_format!r} is not 'converse' or 'anthropic'"
         )
-    if isinstance(path, (str, os.PathLike)):
-        try:
-            handle: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise SourceError(f"batch file {os.fspath(path)!r}: cannot write: {exc}") from None
-        owned = True
-    else:
-        handle, owned = path, False
-    written: list[str] = []
+    line_name = "anthropic-bedrock" if name == "bedrock" and bedrock_format == "anthropic" else name
+    count_limit, byte_limit = BATCH_LIMITS[line_name]
+    output = BatchOutput(
+        path,
+        max_requests=_limit(max_requests, count_limit, "max_requests"),
+        max_bytes=_limit(max_bytes, byte_limit, "max_bytes"),
+        limits=f"{line_name} batch file limit"
+        if max_requests is None and max_bytes is None
+        else "the limits passed",
+    )
+    written = BatchIds()
     seen: set[str] = set()
     id_iter = _ids(ids)
     try:
@@ -198,15 +286,11 @@ def write_batch(
                 bedrock_format=bedrock_format,
                 index=index,
             )
-            handle.write(line)
-            handle.write(b"\n")
+            output.write(line, custom_id, index)
             written.append(custom_id)
+        parts = output.finish()
     except BaseException:
-        if owned:  # no half-written batch file is left behind to be submitted by mistake
-            handle.close()
-            with contextlib.suppress(OSError):
-                os.remove(path)  # type: ignore[arg-type]
+        output.abort()  # removes only this call's temporary files, never the caller's path
         raise
-    if owned:
-        handle.close()
+    written.files = [(part.path, part.ids) for part in parts]
     return written

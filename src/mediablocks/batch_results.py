@@ -17,13 +17,14 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
+from ._depth import loads
 from .errors import InvalidOptionError, MediaBlocksError, SourceError
 from .messages import AssistantMessage
 from .providers import canonical_provider, decode_response
 
-__all__ = ["BatchResult", "iter_batch_results", "read_batch_results"]
+__all__ = ["MAX_LINE_BYTES", "BatchResult", "iter_batch_results", "read_batch_results"]
 
 
 @dataclass(frozen=True)
@@ -130,30 +131,68 @@ _READERS = {
 }
 
 
-def iter_batch_results(path: str | os.PathLike[str], provider: str) -> Iterator[BatchResult]:
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest results line read by default (a reply with inline images fits many times over)."""
+
+_CHUNK = 1024 * 1024
+
+
+def _lines(handle: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """``(line number, line)`` pairs; a line longer than ``limit`` is ``None``, skipped in
+    chunks so memory stays bounded by ``limit`` whatever the file holds."""
+    number = 0
+    while True:
+        text = handle.readline(limit + 1)
+        if not text:
+            return
+        number += 1
+        if len(text) > limit and not text.endswith(b"\n"):
+            while True:  # drop the rest of the over-long line
+                rest = handle.readline(_CHUNK)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        yield number, text
+
+
+def iter_batch_results(
+    path: str | os.PathLike[str],
+    provider: str,
+    *,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> Iterator[BatchResult]:
     """`read_batch_results`, one result at a time (for files too large to hold as a list)."""
     name = canonical_provider(provider)
     reader = _READERS.get(name)
     if reader is None:
         raise InvalidOptionError(f"{name} has no batch results format")
+    if isinstance(max_line_bytes, bool) or not isinstance(max_line_bytes, int):
+        raise InvalidOptionError(f"max_line_bytes must be an integer, got {max_line_bytes!r}")
+    if max_line_bytes < 1:
+        raise InvalidOptionError(f"max_line_bytes must be >= 1, got {max_line_bytes}")
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in finally
     except OSError as exc:
         raise SourceError(f"batch results {os.fspath(path)!r}: cannot read: {exc}") from None
     try:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            yield _one(text, number, name, reader)
+        for number, text in _lines(handle, max_line_bytes):
+            if text is None:
+                error = f"line {number} is longer than max_line_bytes ({max_line_bytes} bytes)"
+                yield BatchResult(None, error=error, line=number)
+            elif text.strip():
+                yield _one(text, number, name, reader)
+    except OSError as exc:
+        raise SourceError(f"batch results {os.fspath(path)!r}: cannot read: {exc}") from None
     finally:
         handle.close()
 
 
 def _one(text: bytes, number: int, provider: str, reader: Any) -> BatchResult:
     try:
-        line = json.loads(text)
-    except ValueError as exc:
-        return BatchResult(None, error=f"line {number} is not JSON: {exc}", line=number)
+        line = loads(text, f"line {number}", "is not JSON")
+    except MediaBlocksError as exc:
+        return BatchResult(None, error=str(exc), line=number)
     if not isinstance(line, dict):
         return BatchResult(None, error=f"line {number} is not a JSON object", line=number)
     rid = line.get(_ID_KEYS[provider])
@@ -163,6 +202,8 @@ def _one(text: bytes, number: int, provider: str, reader: Any) -> BatchResult:
         message, error = reader(line, provider)
     except MediaBlocksError as exc:
         message, error = None, f"line {number}: {exc}"
+    except Exception as exc:  # one bad line must not lose the rest of the file
+        message, error = None, f"line {number}: cannot be read ({type(exc).__name__}: {exc})"
     return BatchResult(rid, message, error, number, line)
 
 
@@ -171,15 +212,18 @@ def read_batch_results(
     provider: str,
     *,
     on: Literal["all", "ok", "errors"] = "all",
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> list[BatchResult]:
     """Every result line of ``provider``'s batch results file, in file order.
 
     A request that failed, or a line that cannot be read, is a `BatchResult` with ``error`` set
-    and ``message`` None: nothing is raised for it. ``on="ok"`` or ``"errors"`` keeps only those.
+    and ``message`` None: nothing is raised for it (a line that is not JSON, nests past the
+    library's nesting limit, or is longer than ``max_line_bytes`` included: memory stays bounded
+    by one line). ``on="ok"`` or ``"errors"`` keeps only those.
     """
     if on not in ("all", "ok", "errors"):
         raise InvalidOptionError(f"on={on!r} is not 'all', 'ok' or 'errors'")
-    results = iter_batch_results(path, provider)
+    results = iter_batch_results(path, provider, max_line_bytes=max_line_bytes)
     if on == "ok":
         return [r for r in results if r.ok]
     if on == "errors":

@@ -15,12 +15,15 @@ OpenAI, say) are left as they are.
 from __future__ import annotations
 
 import hashlib
+import math
 import mimetypes
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ._single_flight import join, land
 from .blocks import ToolResultBlock
 from .errors import InvalidOptionError, MediaBlocksError, UploadError
 from .media import MediaBlock
@@ -44,6 +47,28 @@ class _Pending:
     reference: str | None = None
 
 
+def _check_options(
+    min_bytes: object, wait: object, bucket: object, prefix: object, account: object, verify: object
+) -> None:
+    """Refuse option values that would misbehave later (``wait=nan`` polling forever...)."""
+    if isinstance(min_bytes, bool) or not isinstance(min_bytes, int) or min_bytes < 0:
+        raise InvalidOptionError(f"mb.upload: min_bytes must be an integer >= 0, got {min_bytes!r}")
+    if (
+        isinstance(wait, bool)
+        or not isinstance(wait, (int, float))
+        or not math.isfinite(wait)
+        or wait < 0
+    ):
+        raise InvalidOptionError(f"mb.upload: wait must be a finite number >= 0, got {wait!r}")
+    for name, value in (("bucket", bucket), ("account", account)):
+        if value is not None and (not isinstance(value, str) or not value):
+            raise InvalidOptionError(f"mb.upload: {name} must be a non-empty string, got {value!r}")
+    if not isinstance(prefix, str):
+        raise InvalidOptionError(f"mb.upload: prefix must be a string, got {prefix!r}")
+    if not isinstance(verify, bool):
+        raise InvalidOptionError(f"mb.upload: verify must be True or False, got {verify!r}")
+
+
 class _Plan:
     """What one `upload` call does: the blocks to replace and the distinct uploads they need."""
 
@@ -58,9 +83,15 @@ class _Plan:
         account: str | None,
         target: Target,
         policy: FetchPolicy | None,
+        verify: bool,
     ) -> None:
-        if min_bytes < 0:
-            raise InvalidOptionError(f"mb.upload: min_bytes must be >= 0, got {min_bytes}")
+        _check_options(min_bytes, target.wait, target.bucket, target.prefix, account, verify)
+        if cache is not None and not (
+            callable(getattr(cache, "get", None)) and callable(getattr(cache, "put", None))
+        ):
+            raise InvalidOptionError(
+                f"mb.upload: cache must have get() and put() (an UploadCache), got {cache!r}"
+            )
         self.provider, self.module = uploader_for(provider)
         self.client = client
         self.target = target
@@ -72,6 +103,7 @@ class _Plan:
         self.keys: dict[int, str] = {}  # id(block) -> content key
         for where, block in _media_blocks(self.messages):
             self._consider(block, where, min_bytes, policy)
+        self.to_verify = [p for p in self.pending.values() if p.reference] if verify else []
 
     def _consider(
         self, block: MediaBlock, where: str, min_bytes: int, policy: FetchPolicy | None
@@ -95,17 +127,38 @@ class _Plan:
             pending = _Pending(key, item, block, where, self.cache.get(key))
             self.pending[key] = pending
 
+    def checked(self, pending: _Pending, still_there: bool) -> None:
+        """After a look-up of a cached reference: forget it when the provider no longer has it."""
+        if not still_there:
+            discard = getattr(self.cache, "discard", None)
+            if callable(discard):
+                discard(pending.key)
+            pending.reference = None
+
     def to_send(self) -> list[_Pending]:
         return [p for p in self.pending.values() if p.reference is None]
 
     def record(self, pending: _Pending, uploaded: Uploaded) -> None:
         pending.reference = uploaded.reference
-        self.cache.put(pending.key, uploaded.reference, uploaded.expires_at)
+        try:
+            self.cache.put(pending.key, uploaded.reference, uploaded.expires_at)
+        except MediaBlocksError as exc:  # the upload happened: its reference is still used
+            warnings.warn(
+                f"mb.upload: {pending.where}: uploaded as {uploaded.reference!r} but the cache "
+                f"could not store it ({exc}); it will be uploaded again next time",
+                stacklevel=4,
+            )
 
-    def failure(self, pending: _Pending, exc: Exception) -> UploadError:
+    def failure(self, pending: _Pending, exc: BaseException, what: str = "upload") -> UploadError:
         return UploadError(
-            f"{pending.where} {pending.block.describe()}: upload to the {self.module.STORE} "
+            f"{pending.where} {pending.block.describe()}: {what} at the {self.module.STORE} "
             f"file store for {self.provider} failed: {type(exc).__name__}: {exc}"
+        )
+
+    def followed(self, pending: _Pending, exc: BaseException) -> UploadError:
+        return UploadError(
+            f"{pending.where} {pending.block.describe()}: the upload of the same bytes by "
+            f"another call failed: {exc}"
         )
 
     def result(self) -> list[Message]:
@@ -123,6 +176,33 @@ class _Plan:
         return _map_media(self.messages, swap)
 
 
+def _send_one(plan: _Plan, pending: _Pending) -> None:
+    """Upload one content, or wait for the call already uploading the same bytes."""
+    flight, leads = join(pending.key)
+    if not leads:
+        try:
+            pending.reference = flight.result()
+        except BaseException as exc:
+            raise plan.followed(pending, exc) from exc
+        return
+    error: BaseException | None = None
+    try:
+        pending.reference = plan.cache.get(pending.key)  # another call may have just finished
+        if pending.reference is None:
+            try:
+                uploaded = plan.module.send(plan.client, pending.item, plan.target)
+            except MediaBlocksError:
+                raise
+            except Exception as exc:  # the SDK's own errors, whatever their class
+                raise plan.failure(pending, exc) from exc
+            plan.record(pending, uploaded)
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        land(pending.key, flight, pending.reference, error)
+
+
 def upload(
     messages: Sequence[Message],
     provider: str,
@@ -135,6 +215,7 @@ def upload(
     prefix: str = "",
     wait: float = 300.0,
     policy: FetchPolicy | None = None,
+    verify: bool = True,
 ) -> list[Message]:
     """New messages whose media live in ``provider``'s file store, referred to by id or URI.
 
@@ -146,7 +227,10 @@ def upload(
     ``cache``: where references are remembered across calls (default: this call only).
     ``account``: the cache's account key (default: derived from the client's endpoint and key).
     ``wait``: seconds to wait for a Gemini file still processing.
-    An SDK error raises `UploadError` naming the block.
+    ``verify``: look each reference found in the cache up at the provider (one metadata request)
+    and upload again when the provider no longer has the file (False: trust the cache).
+    Identical bytes are uploaded once even across concurrent calls (threads or tasks).
+    An SDK error raises `UploadError` naming the block; a bad option `InvalidOptionError`.
     """
     plan = _Plan(
         messages,
@@ -157,16 +241,19 @@ def upload(
         account=account,
         target=Target(bucket, prefix, wait),
         policy=policy,
+        verify=verify,
     )
-    send: Callable[[Any, UploadItem, Target], Uploaded] = plan.module.send
-    for pending in plan.to_send():
+    for pending in plan.to_verify:
+        assert pending.reference is not None
         try:
-            uploaded = send(client, pending.item, plan.target)
+            still_there = plan.module.exists(client, pending.reference, plan.target)
         except MediaBlocksError:
             raise
-        except Exception as exc:  # the SDK's own errors, whatever their class
-            raise plan.failure(pending, exc) from exc
-        plan.record(pending, uploaded)
+        except Exception as exc:
+            raise plan.failure(pending, exc, "the look-up of a cached file") from exc
+        plan.checked(pending, bool(still_there))
+    for pending in plan.to_send():
+        _send_one(plan, pending)
     return plan.result()
 
 
@@ -183,14 +270,15 @@ async def aupload(
     wait: float = 300.0,
     policy: FetchPolicy | None = None,
     concurrency: int = 4,
+    verify: bool = True,
 ) -> list[Message]:
     """`upload` for asyncio: ``client`` is the SDK's async client (``AsyncOpenAI``,
     ``AsyncAnthropic``, a ``google.genai.Client`` whose ``.aio`` is used, or a boto3 S3 client
     run in threads). Up to ``concurrency`` uploads run at once."""
     import asyncio  # loaded by the first asynchronous upload, not by the package
 
-    if concurrency < 1:
-        raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency}")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency!r}")
     plan = _Plan(
         messages,
         provider,
@@ -200,20 +288,49 @@ async def aupload(
         account=account,
         target=Target(bucket, prefix, wait),
         policy=policy,
+        verify=verify,
     )
     module: ModuleType = plan.module
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(pending: _Pending) -> None:
+    async def check(pending: _Pending) -> None:
+        assert pending.reference is not None
         async with gate:
             try:
-                uploaded = await module.asend(client, pending.item, plan.target)
+                still_there = await module.aexists(client, pending.reference, plan.target)
             except MediaBlocksError:
                 raise
             except Exception as exc:
-                raise plan.failure(pending, exc) from exc
-        plan.record(pending, uploaded)
+                raise plan.failure(pending, exc, "the look-up of a cached file") from exc
+        plan.checked(pending, bool(still_there))
 
+    async def one(pending: _Pending) -> None:
+        flight, leads = join(pending.key)
+        if not leads:
+            try:
+                pending.reference = await asyncio.wrap_future(flight)
+            except BaseException as exc:
+                raise plan.followed(pending, exc) from exc
+            return
+        error: BaseException | None = None
+        try:
+            pending.reference = plan.cache.get(pending.key)
+            if pending.reference is None:
+                async with gate:
+                    try:
+                        uploaded = await module.asend(client, pending.item, plan.target)
+                    except MediaBlocksError:
+                        raise
+                    except Exception as exc:
+                        raise plan.failure(pending, exc) from exc
+                plan.record(pending, uploaded)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            land(pending.key, flight, pending.reference, error)
+
+    await asyncio.gather(*(check(pending) for pending in plan.to_verify))
     await asyncio.gather(*(one(pending) for pending in plan.to_send()))
     return plan.result()
 

@@ -4,24 +4,28 @@
 ``anthropic``, ``gemini``, ``s3``), the account (API endpoint and a hash of the key, or the S3
 bucket and prefix) and the SHA-256 of the bytes. A hit reuses the stored file reference; a miss
 uploads and stores it. Entries may carry an expiry (Gemini deletes files after 48 hours): an
-expired entry counts as a miss.
+expired entry counts as a miss. `discard` forgets one entry (a file the provider deleted).
 
 `MemoryUploadCache` lives as long as the object; `DirectoryUploadCache` keeps a small SQLite
-database in a directory, so separate runs (and processes) share it. Any object with the two
-methods of `UploadCache` will do (Redis, a database table...).
+database in a directory, so separate runs (and processes) share it. Any object with ``get`` and
+``put`` will do (Redis, a database table...); ``discard`` is used when present.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import threading
 import time
 from typing import Protocol, runtime_checkable
 
-from .errors import SourceError
+from .errors import InvalidOptionError, SourceError
 
 __all__ = ["DirectoryUploadCache", "MemoryUploadCache", "UploadCache"]
+
+MAX_REFERENCE = 2048
+"""The longest file reference a cache hands out (file ids and URIs are far shorter)."""
 
 
 @runtime_checkable
@@ -35,6 +39,27 @@ class UploadCache(Protocol):
     def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
         """Store ``reference`` under ``key``; ``expires_at`` is a Unix time, None for never."""
         ...
+
+
+def _valid(reference: object, expires_at: object) -> str | None:
+    """Why a stored entry cannot be handed out, or None when it is sound."""
+    if not isinstance(reference, str):
+        return f"reference is {type(reference).__name__}, not text"
+    if not reference or len(reference) > MAX_REFERENCE or not reference.isprintable():
+        return "reference is empty, too long or not printable text"
+    if expires_at is not None and (
+        isinstance(expires_at, bool)
+        or not isinstance(expires_at, (int, float))
+        or math.isnan(expires_at)
+    ):
+        return f"expiry is {type(expires_at).__name__} {expires_at!r}, not a time"
+    return None
+
+
+def _check_put(key: str, reference: str, expires_at: float | None) -> None:
+    problem = _valid(reference, expires_at) if isinstance(key, str) else "key is not text"
+    if problem is not None:
+        raise SourceError(f"upload cache: refusing to store {key!r}: {problem}")
 
 
 class MemoryUploadCache:
@@ -55,76 +80,214 @@ class MemoryUploadCache:
         return reference
 
     def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
+        _check_put(key, reference, expires_at)
         with self._lock:
             self._entries[key] = (reference, expires_at)
+
+    def discard(self, key: str) -> None:
+        """Forget ``key`` (nothing happens when it is not there)."""
+        with self._lock:
+            self._entries.pop(key, None)
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._entries)
 
 
+_SCHEMA_VERSION = 0x6D62_0001  # "mb", version 1, in SQLite's user_version
+_TABLE = (
+    "CREATE TABLE uploads (key TEXT PRIMARY KEY NOT NULL, reference TEXT NOT NULL, "
+    "expires_at REAL) STRICT"
+)
+_COLUMNS = [("key", "TEXT", 1, 1), ("reference", "TEXT", 1, 0), ("expires_at", "REAL", 0, 0)]
+_OLD_COLUMNS = [("key", "TEXT", 0, 1), ("reference", "TEXT", 1, 0), ("expires_at", "REAL", 0, 0)]
+_MIGRATE = (  # entries of a cache from before version 1: only sound rows are kept
+    "ALTER TABLE uploads RENAME TO uploads_v0",
+    _TABLE,
+    "INSERT INTO uploads SELECT key, reference, expires_at FROM uploads_v0 "
+    "WHERE typeof(key) = 'text' AND typeof(reference) = 'text' "
+    f"AND length(reference) BETWEEN 1 AND {MAX_REFERENCE} "
+    "AND typeof(expires_at) IN ('null', 'real', 'integer')",
+    "DROP TABLE uploads_v0",
+    f"PRAGMA user_version = {_SCHEMA_VERSION}",
+)
+
+
 class DirectoryUploadCache:
     """A cache kept on disk: ``uploads.sqlite`` inside ``directory`` (created if missing).
 
-    Each call opens its own short SQLite connection, so the cache is safe across threads and
-    processes (SQLite serialises the writers).
+    One SQLite connection per cache object, shared by its threads under a lock, in WAL mode
+    (readers never wait for a writer) with ``synchronous=NORMAL`` and one short transaction per
+    call; separate processes share the file, SQLite serialising their writes. On opening, the
+    file is checked: a file that is not SQLite, or a database whose tables, columns or version
+    are not this cache's (hostile or from elsewhere) is refused with `SourceError` naming the
+    file; each entry read is checked again (a reference that is not short printable text is
+    never handed out). ``timeout`` is how long a write waits for another process's lock; a
+    write that still cannot take it keeps the reference in memory and retries on later calls,
+    so a finished upload is never lost.
     """
 
     FILENAME = "uploads.sqlite"
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str], *, timeout: float = 10.0) -> None:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not (0 <= timeout < math.inf)
+        ):
+            raise InvalidOptionError(
+                f"upload cache: timeout must be a finite number >= 0, got {timeout!r}"
+            )
         self.directory = os.fspath(directory)
         self.path = os.path.join(self.directory, self.FILENAME)
+        self._lock = threading.Lock()
+        self._unsaved: dict[str, tuple[str, float | None]] = {}
         try:
             os.makedirs(self.directory, exist_ok=True)
-            with self._connect() as db:
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS uploads "
-                    "(key TEXT PRIMARY KEY, reference TEXT NOT NULL, expires_at REAL)"
-                )
+            self._db = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
         except (OSError, sqlite3.Error) as exc:
             raise SourceError(f"upload cache {self.path!r}: cannot open: {exc}") from None
+        try:
+            self._prepare()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise SourceError(
+                f"upload cache {self.path!r}: not a mediablocks upload cache ({exc}); "
+                "delete the file or choose another directory"
+            ) from None
+        except SourceError:
+            self._db.close()
+            raise
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30)
+    def _layout(self) -> tuple[list[tuple[str, str]], list[tuple[str, str, int, int]], int]:
+        db = self._db
+        objects = sorted(db.execute("SELECT type, name FROM sqlite_master").fetchall())
+        columns = [
+            (str(name), str(kind), int(notnull), int(pk))
+            for _, name, kind, notnull, _, pk in db.execute("PRAGMA table_info(uploads)")
+        ]
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        return objects, columns, int(version)
+
+    def _prepare(self) -> None:
+        db = self._db
+        db.execute("PRAGMA trusted_schema = OFF")
+        expected = [("index", "sqlite_autoindex_uploads_1"), ("table", "uploads")]
+        objects, columns, version = self._layout()
+        new = not objects and version == 0
+        old = objects == expected and columns == _OLD_COLUMNS and version == 0
+        if new or old:  # create, or bring a cache from an earlier release up to date
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._layout() == ([], [], 0):
+                    db.execute(_TABLE)
+                    db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+                elif self._layout() == (expected, _OLD_COLUMNS, 0):
+                    for statement in _MIGRATE:
+                        db.execute(statement)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            objects, columns, version = self._layout()
+        if sorted(objects) != expected or columns != _COLUMNS or version != _SCHEMA_VERSION:
+            found = ", ".join(f"{kind} {name}" for kind, name in sorted(objects)) or "nothing"
+            raise SourceError(
+                f"upload cache {self.path!r}: not a mediablocks upload cache (holds {found}, "
+                f"version {version}); delete the file or choose another directory"
+            )
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
 
     def get(self, key: str) -> str | None:
-        try:
-            db = self._connect()
-            try:
-                row = db.execute(
-                    "SELECT reference, expires_at FROM uploads WHERE key = ?", (key,)
-                ).fetchone()
-            finally:
-                db.close()
-        except sqlite3.Error as exc:
-            raise SourceError(f"upload cache {self.path!r}: cannot read: {exc}") from None
-        if row is None:
-            return None
-        reference, expires_at = row
+        with self._lock:
+            self._flush()
+            entry = self._unsaved.get(key)
+            if entry is None:
+                try:
+                    row = self._db.execute(
+                        "SELECT CASE WHEN length(CAST(reference AS BLOB)) <= ? THEN reference "
+                        "ELSE zeroblob(0) END, expires_at FROM uploads WHERE key = ?",
+                        (MAX_REFERENCE * 4, key),
+                    ).fetchone()
+                except sqlite3.Error as exc:
+                    raise SourceError(f"upload cache {self.path!r}: cannot read: {exc}") from None
+                if row is None:
+                    return None
+                entry = (row[0], row[1])
+        reference, expires_at = entry
+        problem = _valid(reference, expires_at)
+        if problem is not None:
+            raise SourceError(
+                f"upload cache {self.path!r}: the entry for {key!r} is corrupt ({problem}); "
+                "remove it with cache.discard(key) or delete the file"
+            )
         if expires_at is not None and expires_at <= time.time():
             return None
-        return str(reference)
+        return reference
 
     def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
+        """Store an entry; a lock held elsewhere past ``timeout`` keeps it in memory for later."""
+        _check_put(key, reference, expires_at)
+        with self._lock:
+            self._unsaved[key] = (reference, expires_at)
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the entries not yet on disk in one short transaction (lock held by caller)."""
+        if not self._unsaved:
+            return
+        rows = [(k, ref, exp) for k, (ref, exp) in self._unsaved.items()]
         try:
-            db = self._connect()
+            self._db.execute("BEGIN IMMEDIATE")
             try:
-                with db:
-                    db.execute(
-                        "INSERT OR REPLACE INTO uploads (key, reference, expires_at) "
-                        "VALUES (?, ?, ?)",
-                        (key, reference, expires_at),
-                    )
-            finally:
-                db.close()
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO uploads (key, reference, expires_at) VALUES (?, ?, ?)",
+                    rows,
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return  # kept in memory; the next call tries again
+            raise SourceError(f"upload cache {self.path!r}: cannot write: {exc}") from None
         except sqlite3.Error as exc:
             raise SourceError(f"upload cache {self.path!r}: cannot write: {exc}") from None
+        self._unsaved.clear()
+
+    @property
+    def unsaved(self) -> int:
+        """How many entries wait in memory for another process's lock to be released."""
+        with self._lock:
+            return len(self._unsaved)
+
+    def discard(self, key: str) -> None:
+        """Forget ``key`` (a file the provider no longer has)."""
+        with self._lock:
+            self._unsaved.pop(key, None)
+            try:
+                self._db.execute("DELETE FROM uploads WHERE key = ?", (key,))
+            except sqlite3.Error as exc:
+                raise SourceError(f"upload cache {self.path!r}: cannot write: {exc}") from None
+
+    def close(self) -> None:
+        """Write what waits in memory (if the lock allows) and close the connection."""
+        with self._lock:
+            try:
+                self._flush()
+            finally:
+                self._db.close()
 
     def __len__(self) -> int:
-        db = self._connect()
-        try:
-            (count,) = db.execute("SELECT COUNT(*) FROM uploads").fetchone()
-        finally:
-            db.close()
-        return int(count)
+        with self._lock:
+            self._flush()
+            try:
+                (count,) = self._db.execute("SELECT COUNT(*) FROM uploads").fetchone()
+            except sqlite3.Error as exc:
+                raise SourceError(f"upload cache {self.path!r}: cannot read: {exc}") from None
+            return int(count) + len(self._unsaved)

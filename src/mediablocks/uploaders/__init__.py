@@ -1,12 +1,15 @@
 """One small module per file store that `mb.upload` can send media to.
 
-Each module (``openai``, ``anthropic``, ``gemini``, ``s3``) has the same four functions:
+Each module (``openai``, ``anthropic``, ``gemini``, ``s3``) has the same six functions:
 
 - ``accepts(kind, mime)``: whether the provider can refer to this block by a file reference;
 - ``account(client, target)``: a string naming the account (endpoint and a key hash, or bucket),
   so cached references are never reused across accounts;
 - ``send(client, item, target)`` and ``asend(...)``: upload through the caller's SDK client and
-  return the reference that the translator puts in the request.
+  return the reference that the translator puts in the request;
+- ``exists(client, reference, target)`` and ``aexists(...)``: whether the provider still has the
+  file behind a cached reference (a metadata look-up, no download), False when it answers "not
+  found", so `mb.upload` uploads it again instead of sending a dead reference.
 
 The SDKs are never imported here: the caller's client object is used as is.
 """
@@ -22,7 +25,15 @@ from typing import Any
 from ..errors import InvalidOptionError
 from ..providers._options import canonical_provider
 
-__all__ = ["UPLOADERS", "Target", "UploadItem", "Uploaded", "key_hash", "uploader_for"]
+__all__ = [
+    "UPLOADERS",
+    "Target",
+    "UploadItem",
+    "Uploaded",
+    "key_hash",
+    "missing",
+    "uploader_for",
+]
 
 
 @dataclass(frozen=True)
@@ -79,3 +90,18 @@ def key_hash(secret: Any) -> str:
     """A short one-way hash of an API key, so accounts differ in cache keys without storing it."""
     text = secret if isinstance(secret, str) else repr(secret)
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def missing(exc: BaseException, statuses: tuple[int, ...] = (404,)) -> bool:
+    """Whether an SDK error means "no such file": an HTTP status in ``statuses`` (OpenAI and
+    Anthropic ``status_code``, google-genai ``code``, botocore's response metadata)."""
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int):
+        status = getattr(exc, "code", None)
+    response = getattr(exc, "response", None)
+    if not isinstance(status, int) and isinstance(response, dict):
+        error = response.get("Error") or {}
+        if error.get("Code") in ("404", "NoSuchKey", "NotFound"):
+            return True
+        status = (response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
+    return isinstance(status, int) and status in statuses

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Target, Uploaded, UploadItem, key_hash
+from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "anthropic"
 _IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
@@ -38,3 +38,24 @@ def send(client: Any, item: UploadItem, target: Target) -> Uploaded:
 async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
     created = await client.beta.files.upload(file=_file(item), betas=[BETA])
     return Uploaded(str(created.id))
+
+
+def exists(client: Any, reference: str, target: Target) -> bool:
+    """``client.beta.files.retrieve_metadata``: False on 404 (the file was deleted)."""
+    try:
+        client.beta.files.retrieve_metadata(reference, betas=[BETA])
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+async def aexists(client: Any, reference: str, target: Target) -> bool:
+    try:
+        await client.beta.files.retrieve_metadata(reference, betas=[BETA])
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True

@@ -12,7 +12,7 @@ import io
 import time
 from typing import Any
 
-from . import Target, Uploaded, UploadItem, key_hash
+from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "gemini"
 _POLL = 1.0
@@ -79,3 +79,38 @@ async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
         await asyncio.sleep(_POLL)
         file = await files.get(name=file.name)
     return _done(file, wall)
+
+
+# Gemini answers 403 PERMISSION_DENIED ("...or it may not exist") for a deleted file, 404 too.
+_GONE = (403, 404)
+
+
+def _name(reference: str) -> str:
+    """``files/<id>`` from the file URI the cache holds."""
+    return "files/" + reference.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _usable(file: Any) -> bool:
+    return _state(file) != "FAILED"
+
+
+def exists(client: Any, reference: str, target: Target) -> bool:
+    """``client.files.get``: False when the file is gone (403/404) or its processing failed."""
+    try:
+        file = client.files.get(name=_name(reference))
+    except Exception as exc:
+        if missing(exc, _GONE):
+            return False
+        raise
+    return _usable(file)
+
+
+async def aexists(client: Any, reference: str, target: Target) -> bool:
+    files = client.aio.files if hasattr(client, "aio") else client.files
+    try:
+        file = await files.get(name=_name(reference))
+    except Exception as exc:
+        if missing(exc, _GONE):
+            return False
+        raise
+    return _usable(file)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Target, Uploaded, UploadItem, key_hash
+from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "openai"
 _IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
@@ -37,3 +37,24 @@ def send(client: Any, item: UploadItem, target: Target) -> Uploaded:
 async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
     created = await client.files.create(file=_file(item), purpose="user_data")
     return Uploaded(str(created.id))
+
+
+def exists(client: Any, reference: str, target: Target) -> bool:
+    """``client.files.retrieve``: False when OpenAI answers 404 (the file was deleted)."""
+    try:
+        client.files.retrieve(reference)
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+async def aexists(client: Any, reference: str, target: Target) -> bool:
+    try:
+        await client.files.retrieve(reference)
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True

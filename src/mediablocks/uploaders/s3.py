@@ -11,7 +11,7 @@ import mimetypes
 from typing import Any
 
 from ..errors import InvalidOptionError
-from . import Target, Uploaded, UploadItem
+from . import Target, Uploaded, UploadItem, missing
 
 STORE = "s3"
 
@@ -45,3 +45,19 @@ def send(client: Any, item: UploadItem, target: Target) -> Uploaded:
 
 async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
     return await asyncio.to_thread(send, client, item, target)
+
+
+def exists(client: Any, reference: str, target: Target) -> bool:
+    """``client.head_object``: False when S3 answers 404 (the object was deleted)."""
+    bucket, _, key = reference.removeprefix("s3://").partition("/")
+    try:
+        client.head_object(Bucket=bucket, Key=key)
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+async def aexists(client: Any, reference: str, target: Target) -> bool:
+    return await asyncio.to_thread(exists, client, reference, target)
