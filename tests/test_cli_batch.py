@@ -133,3 +133,14 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["batch", "--provider", "openai", "--out", out]) == 2
     assert main(["batch", str(tmp_path), "--provider", "ollama", "--out", out]) == 2
     assert "takes no batch files" in capsys.readouterr().err
+
+
+def test_a_provider_that_needs_a_model_says_which_flag_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "a.png"
+    Image.new("RGB", (4, 4)).save(png)
+    out = tmp_path / "batch.jsonl"
+    assert main(["batch", str(png), "--provider", "anthropic", "--out", str(out)]) == 2
+    assert "anthropic batch files need --model and --max-tokens" in capsys.readouterr().err
+    assert not out.exists()

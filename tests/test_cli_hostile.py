@@ -77,7 +77,7 @@ def test_a_bad_prompts_line_is_its_own_error_in_plain_words(
     jobs = tmp_path / "jobs.jsonl"
     jobs.write_bytes(line + b'{"prompt": "fine"}\n')
     out = tmp_path / "batch.jsonl"
-    assert main(["batch", "--prompts", str(jobs), "--provider", "openai", "--out", str(out)]) == 1
+    assert main(["batch", "--prompts", str(jobs), "--provider", "openai", "--model", "m", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert said in err
     assert "Error" not in err  # no Python class names (JSONDecodeError, UnicodeDecodeError...)
@@ -102,7 +102,7 @@ def test_bad_batch_arguments_are_usage_errors(
     filled = [arg.format(tmp=tmp_path) for arg in args]
     paths = [] if "--prompts" in args else [str(png)]
     try:
-        status = main(["batch", *paths, "--provider", "openai", *filled])
+        status = main(["batch", *paths, "--provider", "openai", "--model", "m", *filled])
     except SystemExit as exit_info:  # argparse's own usage errors
         status = int(exit_info.code or 0)
     assert status == 2

@@ -57,7 +57,7 @@ _MODEL_IN_LINE = frozenset({"openai-chat", "openai-responses", "anthropic"})
 # Fields each provider refuses a batch line without (the SDK types and API references mark them
 # required; the provider would refuse the whole file only after upload). Gemini and Bedrock name
 # the model on the job, not in the lines.
-_REQUIRED: dict[str, tuple[str, ...]] = {
+REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "openai-chat": ("model",),
     "openai-responses": ("model",),
     "anthropic": ("model", "max_tokens"),
@@ -147,7 +147,7 @@ def batch_line(
         body = add_request_fields(merge_fields(encoded, modelled, name), "model", None, verbatim)
     except (InvalidOptionError, UnsupportedSettingError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
-    missing = [key for key in _REQUIRED.get(name, ()) if body.get(key) is None]
+    missing = [key for key in REQUIRED_FIELDS.get(name, ()) if body.get(key) is None]
     if missing:
         raise InvalidOptionError(
             f"{where}: {name} batch lines need {' and '.join(missing)}; pass "

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from ..batch import BATCH_PROVIDERS, batch_line
+from ..batch import BATCH_PROVIDERS, REQUIRED_FIELDS, batch_line
 from ..blocks import TextBlock
 from ..messages import Message, UserMessage
 from ..prepare import prepare
@@ -147,6 +147,11 @@ def run(args: argparse.Namespace) -> int:
         fields["model"] = args.model
     if args.max_tokens is not None:
         fields["max_tokens"] = args.max_tokens
+    missing = [key for key in REQUIRED_FIELDS.get(provider, ()) if key not in fields]
+    if missing:
+        flags = " and ".join("--" + key.replace("_", "-") for key in missing)
+        print(f"mediablocks batch: error: {provider} batch files need {flags}", file=sys.stderr)
+        return 2
     requests = _from_prompts(args) if args.prompts else _from_files(args)
     written = failed = 0
     seen: set[str] = set()
