@@ -28,6 +28,7 @@ from ..errors import DecodeError, DoesNotFitError
 from ..images import Change
 from ._audio_copy import copy_audio
 from ._av import Deadline, clock, decoding, import_av, open_input
+from ._mp3 import Mp3Writer, lameenc_module
 
 __all__ = [
     "LOSSLESS_MAX_BYTES",
@@ -46,6 +47,8 @@ LOSSLESS_MAX_BYTES = 20_000_000
 """The largest FLAC or WAV written when the provider sets no byte limit: past it a lossless
 file costs more upload than a speech model gains from it, and speech settings come next."""
 
+_FRAME_SIZES = {"flac": 4608, "pcm_s16le": 4096}
+"""Samples per frame handed to encoders that take any frame size."""
 _MP3_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 _SPEECH_RATE = 16000
 _MP3_SPEED = "7"
@@ -301,6 +304,7 @@ class _PieceWriter:
         self.output = av.open(self.buffer, mode="w", format=fmt.container)
         self.stream = self.output.add_stream(fmt.codec, rate=rate, options=fmt.options())
         self.stream.layout = "mono" if channels == 1 else "stereo"
+        self.channels = channels
         if fmt.codec == "libmp3lame":
             self.stream.bit_rate = fmt.bit_rate(rate, channels)
         self.samples = 0
@@ -323,6 +327,29 @@ class _PieceWriter:
         return self.buffer.getvalue()
 
 
+def _writer(av: Any, fmt: _Format, rate: int, channels: int) -> _PieceWriter | Mp3Writer:
+    """A writer for one piece: ``lameenc`` for MP3 where installed, else PyAV's encoders."""
+    lameenc = lameenc_module() if fmt.codec == "libmp3lame" else None
+    if lameenc is not None:
+        return Mp3Writer(lameenc, rate, channels, fmt.bit_rate(rate, channels))
+    return _PieceWriter(av, fmt, rate, channels)
+
+
+def _resampler(av: Any, writer: _PieceWriter | Mp3Writer, fmt: _Format, rate: int) -> Any:
+    """Frames as ``writer`` takes them: its sample format, layout and (PyAV) frame size."""
+    layout = "mono" if writer.channels == 1 else "stereo"
+    if isinstance(writer, Mp3Writer):
+        return av.AudioResampler(format="s16", layout=layout, rate=rate)
+    return av.AudioResampler(
+        format=av.Codec(fmt.codec, "w").audio_formats[0].name,
+        layout=layout,
+        rate=rate,
+        # Whole encoder frames: FLAC would otherwise code each decoded frame (20 ms of Opus)
+        # as a block of its own, which costs half again the CPU for the same bytes.
+        frame_size=writer.stream.codec_context.frame_size or _FRAME_SIZES.get(fmt.codec),
+    )
+
+
 def _encode(
     data: bytes,
     setting: _Setting,
@@ -339,15 +366,8 @@ def _encode(
     pieces: list[AudioPiece] = []
     with decoding(what), container:
         stream = container.streams.audio[0]
-        encoder_format = av.Codec(fmt.codec, "w").audio_formats[0].name
-        writer = _PieceWriter(av, fmt, rate, channels)
-        frame_size = writer.stream.codec_context.frame_size or None
-        resampler = av.AudioResampler(
-            format=encoder_format,
-            layout=writer.stream.layout.name,
-            rate=rate,
-            frame_size=frame_size,
-        )
+        writer = _writer(av, fmt, rate, channels)
+        resampler = _resampler(av, writer, fmt, rate)
         chunk_samples = None if math.isinf(chunk_seconds) else int(chunk_seconds * rate)
         done = 0  # samples in finished pieces
 
@@ -358,7 +378,7 @@ def _encode(
                 AudioPiece(payload, fmt.mime, done / rate, writer.samples / rate, rate, channels)
             )
             done += writer.samples
-            writer = _PieceWriter(av, fmt, rate, channels)
+            writer = _writer(av, fmt, rate, channels)
 
         def emit(frames: list[Any]) -> bool:
             for frame in frames:
