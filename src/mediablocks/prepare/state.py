@@ -39,6 +39,10 @@ class _Preparation:
                 self.problems,
             )
 
+    def problems_for(self, slot: _Slot) -> bool:
+        """True when a problem names ``slot`` already."""
+        return any(problem.startswith(slot.where) for problem in self.problems)
+
     def measure_of(self, block: MediaBlock) -> ByteMeasure:
         kind = _kind(block)
         if kind == "image":

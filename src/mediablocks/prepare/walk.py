@@ -8,6 +8,7 @@ needs converting, so ``import mediablocks`` stays free of them.
 from __future__ import annotations
 
 from ..blocks import ContentBlock
+from ..convert._av import Deadline
 from ..errors import ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
@@ -82,10 +83,44 @@ def fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             fit_video(run, slot, data)
         else:
             fit_document(run, slot, data)
+        if kind != "image":
+            _verify(run, slot, data)
     except (ImageBombError, _BrokenImageError):
         raise
     except MediaBlocksError as exc:
         run.problems.append(f"{slot.where}: {_reason(exc, block)}")
+
+
+def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Nothing leaves `prepare` that its own decoders cannot open: audio, video and PDFs sent
+    as they are (or only remuxed) are decoded once (`mediablocks.prepare.verify`); what the
+    converters just encoded is not. A `DecodeError` becomes this block's problem."""
+    result = slot.result
+    kind = _kind(result)
+    remuxed = any(change.kind == "remuxed" for change in slot.changes)
+    if slot.replacement is not None:  # only copied audio among new blocks is unverified
+        for part in slot.parts if remuxed else []:
+            if _kind(part.block) == "audio":
+                from . import verify
+
+                what = slot.block.describe()
+                verify.check_audio_decodes(part.block.read(), what, Deadline(None, what))
+        return
+    if result is not slot.block and not remuxed:
+        return
+    if result.mime_type not in run.limits.types_for(kind) or run.problems_for(slot):
+        return  # refused already
+    from . import verify
+
+    payload = data if result is slot.block else result.read()
+    what = slot.block.describe()
+    deadline = Deadline(run.options.time_budget, what)
+    if kind == "audio":
+        verify.check_audio_decodes(payload, what, deadline)
+    elif kind == "video":
+        verify.check_video_decodes(payload, what, deadline)
+    elif result.mime_type == "application/pdf":
+        verify.check_pdf_opens(payload, what)
 
 
 def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
@@ -104,6 +139,12 @@ def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
 def fit_video(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """Video as it is when it fits; else transcoded (providers taking video) or frames."""
     strategy: str = run.options.video if run.options.convert else "raise"
+    if strategy != "raise":
+        from . import av
+
+        if av.audio_only(data, slot.block.describe()):
+            av.audio_only_slot(run, slot, data)
+            return
     if strategy == "convert" and run.limits.video_types:
         if run.fits_as_is(slot, "video", run.options.max_video_seconds):
             from . import av
