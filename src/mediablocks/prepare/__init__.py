@@ -47,6 +47,7 @@ from ..request_budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
 from .options import PrepareOptions as PrepareOptions
+from .options import UnsupportedStrategy as UnsupportedStrategy
 from .options import VideoStrategy as VideoStrategy
 from .report import BlockReport as BlockReport
 from .report import PrepareReport as PrepareReport
@@ -64,6 +65,7 @@ __all__ = [
     "BlockReport",
     "PrepareOptions",
     "PrepareReport",
+    "UnsupportedStrategy",
     "VideoStrategy",
     "prepare",
     "prepare_block",
@@ -97,6 +99,7 @@ def prepare(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
+    unsupported: UnsupportedStrategy = "raise",
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -106,7 +109,9 @@ def prepare(
     together are fitted to the request's byte limits (see `PrepareReport.notes`). Audio and video
     are converted as ``audio`` and ``video`` say; a video may become timestamped frames and an
     audio block ordered chunks (see `PrepareOptions` and ``docs/conversion.md``). A document the
-    provider does not take becomes page images (PDF) or text, as ``documents`` says.
+    provider does not take becomes page images (PDF) or text, as ``documents`` says. With
+    ``unsupported="drop"`` a block the provider takes in no form (audio for Anthropic) is removed
+    and reported (`PrepareReport.dropped`) instead of raising.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -130,6 +135,7 @@ def prepare(
         max_pages=max_pages,
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
+        unsupported=unsupported,
     )
     return prepared
 
@@ -157,6 +163,7 @@ def prepare_with_report(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
+    unsupported: UnsupportedStrategy = "raise",
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
     limits = limits_for(provider, model)
@@ -179,6 +186,7 @@ def prepare_with_report(
         max_pages=max_pages,
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
+        unsupported=unsupported,
     )
     return walk(_Preparation(limits, options), list(messages))
 

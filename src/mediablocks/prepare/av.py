@@ -79,9 +79,9 @@ def audio_only_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """A video block holding only audio, sent as the audio it is (copied or converted)."""
     name = run.limits.provider
     if not run.limits.audio_types:
-        run.problems.append(
-            f"{slot.where}: holds audio and no video, and {name} takes no audio input"
-        )
+        reason = f"holds audio and no video, and {name} takes no audio input"
+        run.no_form[id(slot)] = reason
+        run.problems.append(f"{slot.where}: {reason}")
         return
     converted = _convert(run, slot, data)
     changes = [

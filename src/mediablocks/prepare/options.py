@@ -18,6 +18,11 @@ VideoStrategy = Literal["convert", "frames", "raise"]
 """``"convert"``: transcode where the provider takes video, frames where it does not;
 ``"frames"``: always frames; ``"raise"``: refuse what does not fit as it is."""
 
+UnsupportedStrategy = Literal["raise", "drop"]
+"""What `prepare` does with a block the provider takes in no form (audio for Anthropic, video
+for a provider taking neither video nor images): ``"raise"`` (the default) lists it in the
+`DoesNotFitError`; ``"drop"`` removes it and reports it (change kind ``dropped``)."""
+
 DEFAULT_TIME_BUDGET = 120.0
 """Seconds of wall time one audio or video conversion may take."""
 
@@ -47,6 +52,9 @@ class PrepareOptions:
     ``convert=False`` it acts as ``"raise"``). ``max_pages``: PDF pages sent as images (or read
     as text) per document; ``max_text_chars``: characters of text per document. A document over
     a budget is cut and the cut reported, or refused with ``truncate_documents=False``.
+
+    ``unsupported``: `UnsupportedStrategy`; ``"drop"`` removes (and reports) each block the
+    provider takes in no form instead of raising. A message left empty stays, empty.
     """
 
     optimal_size: bool = False
@@ -67,8 +75,11 @@ class PrepareOptions:
     max_pages: int = DEFAULT_MAX_PAGES
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     truncate_documents: bool = True
+    unsupported: UnsupportedStrategy = "raise"
 
     def __post_init__(self) -> None:
+        if self.unsupported not in ("raise", "drop"):
+            raise InvalidOptionError(f"unsupported={self.unsupported!r}: 'raise' or 'drop'")
         if self.documents not in ("convert", "pages", "text", "raise"):
             raise InvalidOptionError(
                 f"documents={self.documents!r}: 'convert', 'pages', 'text' or 'raise'"

@@ -8,6 +8,7 @@ needs converting, so ``import mediablocks`` stays free of them.
 from __future__ import annotations
 
 from ..blocks import ContentBlock
+from ..changes import Change
 from ..convert._av import Deadline
 from ..errors import ImageBombError, MediaBlocksError
 from ..limits import measured_size
@@ -31,16 +32,36 @@ def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], Pre
     plan_image_shares(run, slots, image_count)
     for slot in slots:
         fit(run, slot, image_count)
+    if run.options.unsupported == "drop":
+        drop_unsupported(run, slots)
     share_image_bytes(run, slots, image_count)
     check_totals(run, slots)
     run.raise_problems()
+    prepared = _rebuild(messages, slots)
+    for index, (before, after) in enumerate(zip(messages, prepared, strict=True)):
+        if before.content and not after.content:
+            run.notes.append(f"message {index} is empty: every block in it was dropped")
     report = PrepareReport(
         run.limits.provider,
         run.limits.model,
         tuple(report_entry(run, slot) for slot in slots),
         tuple(run.notes),
     )
-    return _rebuild(messages, slots), report
+    return prepared, report
+
+
+def drop_unsupported(run: _Preparation, slots: list[_Slot]) -> None:
+    """``unsupported="drop"``: each block with a problem that the provider takes in no form
+    (`_Preparation.takes_in_no_form`) is removed, its problems with it, and reported as
+    ``dropped``. Other problems (too big, broken) still raise."""
+    for slot in slots:
+        if not run.problems_for(slot):
+            continue
+        reason = run.takes_in_no_form(slot)
+        if reason is None:
+            continue
+        run.problems = [p for p in run.problems if not p.startswith(slot.where)]
+        slot.replace_with([], [Change("dropped", reason)])
 
 
 def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
