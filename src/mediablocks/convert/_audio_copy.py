@@ -10,6 +10,7 @@ ADTS cannot carry, a packet without timestamps) gives ``None``: the caller re-en
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,17 +102,23 @@ def _remux(
     with output:
         out_stream = output.add_stream_from_template(stream)
         time_base = stream.time_base
+        # Integer ticks, not Fractions, in the loop: it runs once per packet (50 a second).
+        max_ticks = int(max_seconds / time_base) if math.isfinite(max_seconds) else None
         first: int | None = None
-        end = 0.0
-        for packet in container.demux(stream):
-            deadline.check()
+        end = 0
+        for count, packet in enumerate(container.demux(stream)):
+            if count % 64 == 0:
+                deadline.check()
+                if max_bytes is not None and buffer.tell() > max_bytes:
+                    return None
             if packet.dts is None or packet.size == 0:
                 continue  # the flush packet demux ends with
             pts = packet.pts if packet.pts is not None else packet.dts
-            first = pts if first is None else first
-            end = max(end, float((pts - first + (packet.duration or 0)) * time_base))
-            if end > max_seconds or (max_bytes is not None and buffer.tell() > max_bytes):
+            if first is None:
+                first = pts
+            end = max(end, pts - first + (packet.duration or 0))
+            if max_ticks is not None and end > max_ticks:
                 return None
             packet.stream = out_stream
             output.mux(packet)
-    return end
+    return float(end * time_base)
