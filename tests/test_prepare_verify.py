@@ -196,3 +196,34 @@ def test_an_audio_only_flv_goes_as_its_mp3_stream(provider: str) -> None:
 def test_an_audio_only_flv_for_a_provider_without_audio_says_so() -> None:
     block = media_block(TESTDATA / "audio/audio-only.flv")
     assert "holds audio and no video, and anthropic takes no audio" in problem(block, "anthropic")
+
+
+def _dsf(seconds: float = 0.1) -> bytes:
+    """A mono DSD64 DSF file (Sony's DSD Stream File) built by the spec, holding DSD's idle
+    pattern: no encoder for it ships with FFmpeg, its decoders do."""
+    import struct
+
+    rate, block = 2_822_400, 4096
+    samples = int(rate * seconds)
+    blocks = -(-samples // 8 // block)
+    payload = b"\x69" * (blocks * block)
+    fmt = struct.pack("<4sQIIIIIIQII", b"fmt ", 52, 1, 0, 1, 1, rate, 1, samples, block, 0)
+    data = struct.pack("<4sQ", b"data", 12 + len(payload)) + payload
+    total = 28 + len(fmt) + len(data)
+    return struct.pack("<4sQQQ", b"DSD ", 28, total, 0) + fmt + data
+
+
+@pytest.mark.parametrize("provider", ["gemini", "openai-chat"])
+def test_dsd_audio_is_converted(provider: str) -> None:
+    block = AudioBlock.from_bytes(_dsf(), "audio/x-dsf")
+    model = AUDIO_MODEL if provider == "openai-chat" else None
+    (message,), report = prepare_with_report([UserMessage(content=[block])], provider, model=model)
+    (result,) = message.content
+    assert isinstance(result, AudioBlock)
+    with av.open(io.BytesIO(result.read())) as container:
+        stream = container.streams.audio[0]
+        samples = sum(frame.samples for frame in container.decode(stream))
+        rate = stream.codec_context.sample_rate
+    assert rate == 48000  # DSD decodes at 352.8 kHz; at most 48 kHz is sent
+    assert samples / rate == pytest.approx(0.1, abs=0.02)
+    assert "audio/x-dsf" in str(report.blocks[0])

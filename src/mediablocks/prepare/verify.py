@@ -19,7 +19,7 @@ from ..errors import DecodeError
 
 __all__ = ["check_audio_decodes", "check_pdf_opens", "check_video_decodes"]
 
-_VIDEO_PACKETS = 300
+_VIDEO_PACKETS = 2000
 """Packets read looking for the first video frame (and the first audio frame) before giving up."""
 
 
