@@ -332,3 +332,26 @@ def test_the_mp3_frame_walk_takes_any_bytes(frames: bytes, samples: int) -> None
 
     tag = _info_frame(frames, samples)
     assert tag == b"" or _frame_length(tag[:4]) == len(tag)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.sampled_from([read("audio/voice-memo.m4a"), read("audio/voice-note.webm")]),
+    cut=st.integers(min_value=0, max_value=30_000),
+    flips=st.lists(st.tuples(st.integers(0, 30_000), st.integers(0, 255)), max_size=8),
+)
+def test_mutated_input_to_the_stream_copy_raises_only_library_errors(
+    seed: bytes, cut: int, flips: list[tuple[int, int]]
+) -> None:
+    data = bytearray(seed[: max(cut, 1)])
+    for offset, value in flips:
+        if data:
+            data[offset % len(data)] = value
+    target = AudioTarget(frozenset({"audio/aac", "audio/opus"}), max_total_seconds=30)
+    try:
+        result: Any = convert_audio(bytes(data), target, mime_type="x", what="mutant")
+    except MediaBlocksError:
+        return
+    (piece,) = result.pieces
+    assert detect_mime(piece.data) in {"audio/aac", "audio/opus"}
+    assert [change.kind for change in result.changes] == ["remuxed"]
