@@ -391,6 +391,19 @@ class _Batcher:
         return [] if big is None else [big]
 
 
+def _split(av: Any, frame: Any, samples: int) -> tuple[Any, Any]:
+    """``frame``'s first ``samples`` (``None`` when 0) and the rest, as two frames."""
+    if samples <= 0:
+        return None, frame
+    fifo = av.AudioFifo()
+    frame.pts = None
+    fifo.write(frame)
+    head = fifo.read(samples)
+    rest = fifo.read()
+    head.pts = rest.pts = None
+    return head, rest
+
+
 def _encode(
     data: bytes,
     setting: _Setting,
@@ -409,7 +422,7 @@ def _encode(
         stream = container.streams.audio[0]
         writer = _writer(av, fmt, rate, channels)
         resampler = _resampler(av, writer, fmt, rate)
-        chunk_samples = None if math.isinf(chunk_seconds) else int(chunk_seconds * rate)
+        chunk_samples = None if math.isinf(chunk_seconds) else max(int(chunk_seconds * rate), 1)
         done = 0  # samples in finished pieces
 
         def finish() -> None:
@@ -423,8 +436,11 @@ def _encode(
 
         def emit(frames: list[Any]) -> bool:
             for frame in frames:
-                full = chunk_samples is not None and writer.samples + frame.samples > chunk_samples
-                if full and writer.samples:
+                while chunk_samples is not None and writer.samples + frame.samples > chunk_samples:
+                    # Cut the frame where the piece ends: pieces are exactly chunk_samples long.
+                    head, frame = _split(av, frame, chunk_samples - writer.samples)
+                    if head is not None:
+                        writer.write(head)
                     finish()
                 writer.write(frame)
                 if cap is not None and writer.size() > cap:
