@@ -227,3 +227,15 @@ def test_dsd_audio_is_converted(provider: str) -> None:
     assert rate == 48000  # DSD decodes at 352.8 kHz; at most 48 kHz is sent
     assert samples / rate == pytest.approx(0.1, abs=0.02)
     assert "audio/x-dsf" in str(report.blocks[0])
+
+
+def test_without_the_decoders_the_checks_step_aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "av", None)  # import av now raises ImportError
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)
+    cut = AudioBlock.from_path(TESTDATA / "bad/truncated.flac")
+    pdf = FileBlock.from_path(TESTDATA / "bad/encrypted-no-password.pdf")
+    (message,) = prepare([UserMessage(content=[cut, pdf])], "gemini")
+    assert message.content[0] is cut  # the type and header checks are all there is then
+    assert message.content[1] is pdf
