@@ -92,6 +92,25 @@ def make_voice_note(seconds: float) -> Callable[[Path], None]:
     return make
 
 
+def make_m4a(seconds: float) -> Callable[[Path], None]:
+    """A phone voice memo: AAC-LC 44.1 kHz mono at 64 kbit/s in an M4A."""
+
+    def make(path: Path) -> None:
+        import av
+
+        with av.open(str(path), "w", format="ipod") as output:
+            stream = output.add_stream("aac", rate=44100)
+            stream.layout = "mono"
+            stream.bit_rate = 64_000
+            resampler = av.AudioResampler(format="fltp", layout="mono", rate=44100)
+            for frame in _tone(seconds):
+                for chunk in resampler.resample(frame):
+                    output.mux(stream.encode(chunk))
+            output.mux(stream.encode(None))
+
+    return make
+
+
 def make_video(
     seconds: float, codec: str, size: tuple[int, int] = (640, 360)
 ) -> Callable[[Path], None]:
@@ -133,13 +152,25 @@ def make_video(
 # -- what mediablocks runs ------------------------------------------------------------------------
 
 
-def ours_audio(data: bytes) -> int:
-    from mediablocks.convert.audio import AudioTarget, convert_audio
+def ours_audio(
+    accepted: frozenset[str], max_bytes: int | None = None, mime_type: str = "audio/webm"
+) -> Callable[[bytes], int]:
+    """`convert_audio` for a provider taking ``accepted`` (the plan picks copy, FLAC, WAV or
+    MP3 as `prepare` would)."""
 
-    result = convert_audio(
-        data, AudioTarget(frozenset({"audio/mpeg"})), mime_type="audio/webm", what="bench"
-    )
-    return sum(len(piece.data) for piece in result.pieces)
+    def run(data: bytes) -> int:
+        from mediablocks.convert.audio import AudioTarget, convert_audio
+
+        target = AudioTarget(accepted, max_bytes=max_bytes)
+        result = convert_audio(data, target, mime_type=mime_type, what="bench")
+        return sum(len(piece.data) for piece in result.pieces)
+
+    return run
+
+
+def ffmpeg_audio(*codec: str) -> Callable[[Path, Path], list[str]]:
+    """The ffmpeg command writing ``out/out.bin`` with ``codec`` (its arguments after -vn)."""
+    return lambda src, out: [*FFMPEG, "-i", str(src), "-vn", *codec, str(out / "out.bin")]
 
 
 def ours_frames(data: bytes, interval: float | None = 1.0) -> int:
@@ -193,56 +224,76 @@ def pdftoppm(image_format: str) -> Callable[[Path, Path], list[str]]:
 
 FFMPEG = ["ffmpeg", "-nostdin", "-v", "error", "-y"]
 
+GEMINI_AUDIO = frozenset(
+    {"audio/wav", "audio/mpeg", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"}
+)
+OPENAI_AUDIO = frozenset({"audio/mpeg", "audio/wav"})
+BEDROCK_OPUS = frozenset({"audio/opus", "audio/flac"})
+SPEECH_MP3 = ("-c:a", "libmp3lame", "-b:a", "32k", "-compression_level", "7")
+SPEECH = ("-ar", "16000", "-ac", "1")
+
 CASES: list[ConvertCase] = [
     ConvertCase(
-        "audio 60 s Opus WebM -> MP3 48 kHz mono 64k",
-        make_voice_note(60),
-        ours_audio,
-        lambda src, out: [
-            *FFMPEG,
-            "-i",
-            str(src),
-            "-vn",
-            "-c:a",
-            "libmp3lame",
-            "-b:a",
-            "64k",
-            "-compression_level",
-            "7",
-            "-ar",
-            "48000",
-            "-ac",
-            "1",
-            "-f",
-            "mp3",
-            str(out / "out.mp3"),
-        ],
+        "audio 60 s AAC M4A -> ADTS, stream copy (Gemini)",
+        make_m4a(60),
+        ours_audio(GEMINI_AUDIO, mime_type="audio/mp4"),
+        ffmpeg_audio("-c:a", "copy", "-f", "adts"),
+        suffix=".m4a",
+    ),
+    ConvertCase(
+        "audio 300 s Opus WebM -> Ogg Opus, stream copy (Bedrock)",
+        make_voice_note(300),
+        ours_audio(BEDROCK_OPUS),
+        ffmpeg_audio("-c:a", "copy", "-f", "ogg"),
         suffix=".webm",
     ),
     ConvertCase(
-        "audio 300 s Opus WebM -> MP3 48 kHz mono 64k",
-        make_voice_note(300),
-        ours_audio,
-        lambda src, out: [
-            *FFMPEG,
-            "-i",
-            str(src),
-            "-vn",
+        "audio 60 s Opus WebM -> FLAC 48 kHz mono (Gemini)",
+        make_voice_note(60),
+        ours_audio(GEMINI_AUDIO),
+        ffmpeg_audio(
             "-c:a",
-            "libmp3lame",
-            "-b:a",
-            "64k",
+            "flac",
             "-compression_level",
-            "7",
-            "-ar",
-            "48000",
+            "1",
+            "-sample_fmt",
+            "s16",
             "-ac",
             "1",
             "-f",
-            "mp3",
-            str(out / "out.mp3"),
-        ],
+            "flac",
+        ),
         suffix=".webm",
+    ),
+    ConvertCase(
+        "audio 60 s Opus WebM -> WAV 48 kHz mono (OpenAI)",
+        make_voice_note(60),
+        ours_audio(OPENAI_AUDIO),
+        ffmpeg_audio("-c:a", "pcm_s16le", "-ac", "1", "-f", "wav"),
+        suffix=".webm",
+    ),
+    ConvertCase(
+        "audio 300 s Opus WebM -> FLAC 16 kHz mono (Gemini, 20 MB limit)",
+        make_voice_note(300),
+        ours_audio(GEMINI_AUDIO, max_bytes=20_000_000),
+        ffmpeg_audio(
+            "-c:a", "flac", "-compression_level", "1", "-sample_fmt", "s16", *SPEECH, "-f", "flac"
+        ),
+        suffix=".webm",
+    ),
+    ConvertCase(
+        "audio 300 s Opus WebM -> MP3 16 kHz mono 32k (MP3 only)",
+        make_voice_note(300),
+        ours_audio(frozenset({"audio/mpeg"})),
+        ffmpeg_audio(*SPEECH_MP3, *SPEECH, "-f", "mp3"),
+        suffix=".webm",
+    ),
+    ConvertCase(
+        "audio 60 s AAC M4A -> MP3 16 kHz mono 32k (MP3 only)",
+        make_m4a(60),
+        ours_audio(frozenset({"audio/mpeg"}), mime_type="audio/mp4"),
+        ffmpeg_audio(*SPEECH_MP3, *SPEECH, "-f", "mp3"),
+        suffix=".m4a",
     ),
     ConvertCase(
         "frames 30 s H.264 640x360 -> 30 JPEG (1/s)",
@@ -409,6 +460,7 @@ def _row(
     ours: tuple[float, float],
     baseline: tuple[float, float] | None,
     memory: dict[str, float],
+    cli_bytes: int | None,
 ) -> str:
     line = f"| {case.name} | {size / 1024:,.0f} KiB | "
     line += f"{ours[0] * 1000:,.0f} / {ours[1] * 1000:,.0f} ms | "
@@ -418,6 +470,8 @@ def _row(
         line += f"{baseline[0] * 1000:,.0f} / {baseline[1] * 1000:,.0f} ms | "
         line += f"{ours[0] / baseline[0]:.2f}x / {ours[1] / baseline[1]:.2f}x | "
     growth, output = memory["growth"], memory["output"]
+    line += f"{output / 1024:,.0f} / " + ("-" if cli_bytes is None else f"{cli_bytes / 1024:,.0f}")
+    line += " KiB | "
     return line + (
         f"{growth / MiB:.1f} MiB | {growth / max(output, 1):.1f}x of {output / 1024:,.0f} KiB |"
     )
@@ -434,9 +488,9 @@ def main() -> None:
         return
     print(
         "| case | input | mediablocks wall / CPU | CLI wall / CPU | ratio wall / CPU "
-        "| peak RSS growth | x output |"
+        "| output ours / CLI | peak RSS growth | x output |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-convert-") as folder:
         base = Path(folder)
         for index, case in enumerate(CASES):
@@ -450,6 +504,7 @@ def main() -> None:
                 functools.partial(case.ours, data), args.rounds, resource.RUSAGE_SELF
             )
             baseline = None
+            cli_bytes = None
             if shutil.which(case.tool):
                 out = base / f"out{index}"
                 out.mkdir()
@@ -457,8 +512,9 @@ def main() -> None:
                 subprocess.run(command, check=True)  # warm-up (page cache)
                 run = functools.partial(subprocess.run, command, check=True)
                 baseline = _median_cost(run, args.rounds, resource.RUSAGE_CHILDREN)
+                cli_bytes = sum(path.stat().st_size for path in out.iterdir())
             memory = _peak_in_child(index, source)
-            print(_row(case, len(data), ours, baseline, memory), flush=True)
+            print(_row(case, len(data), ours, baseline, memory, cli_bytes), flush=True)
     print(f"\n{os.cpu_count()} CPUs; median of {args.rounds} rounds; inputs synthesised with PyAV.")
 
 

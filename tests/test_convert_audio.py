@@ -67,13 +67,13 @@ def test_every_audio_file_becomes_wav_or_mp3_for_openai_chat(path: str) -> None:
         assert MANIFEST[path]["mime"] in str(report.blocks[0])
 
 
-def test_browser_voice_note_keeps_its_rate_and_tokens_are_estimated() -> None:
+def test_browser_voice_note_becomes_lossless_wav_at_its_rate_for_openai() -> None:
     note = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
     prepared = prepare([UserMessage(content=["transcribe", note])], "openai", model=AUDIO_MODEL)
     result = prepared[0].content[1]
     assert isinstance(result, AudioBlock)
-    assert result.mime_type == "audio/mpeg"
-    assert result.filename == "voice-note.mp3"
+    assert result.mime_type == "audio/wav"  # OpenAI takes MP3 and WAV: lossless while small
+    assert result.filename == "voice-note.wav"
     seconds, rate, channels = decoded(result.read())
     assert (rate, channels) == (48000, 1)
     assert seconds == pytest.approx(decoded(note.read())[0], abs=0.08)
@@ -81,20 +81,88 @@ def test_browser_voice_note_keeps_its_rate_and_tokens_are_estimated() -> None:
     assert estimate_tokens(prepared, "openai", model=AUDIO_MODEL) > 0
 
 
-def test_a_byte_limit_makes_speech_16khz_mono() -> None:
+def test_flac_first_then_speech_flac_then_speech_mp3_as_the_byte_limit_tightens() -> None:
     memo = read("audio/voice-memo.m4a")
     assert decoded(memo)[1:] == (44100, 1)
-    full = convert_audio(memo, AudioTarget(frozenset({"audio/mpeg"})), mime_type="m", what="m")
-    assert full.pieces[0].sample_rate == 44100
-    limit = len(full.pieces[0].data) - 1
-    small = convert_audio(
-        memo, AudioTarget(frozenset({"audio/mpeg"}), max_bytes=limit), mime_type="m", what="m"
+    seconds = decoded(memo)[0]
+    accepted = frozenset({"audio/flac", "audio/mpeg"})
+
+    def piece(max_bytes: int | None) -> tuple[str, int, int, int]:
+        target = AudioTarget(accepted, max_bytes=max_bytes)
+        (out,) = convert_audio(memo, target, mime_type="m", what="m").pieces
+        assert decoded(out.data)[0] == pytest.approx(seconds, abs=0.08)
+        rate, channels = decoded(out.data)[1:]
+        return detect_mime(out.data) or "", rate, channels, len(out.data)
+
+    full = piece(None)
+    assert full[:3] == ("audio/flac", 44100, 1)
+    speech_flac = piece(full[3] - 1)
+    assert speech_flac[:3] == ("audio/flac", 16000, 1)
+    assert speech_flac[3] < full[3]
+    speech_mp3 = piece(speech_flac[3] - 1)
+    assert speech_mp3[:3] == ("audio/mpeg", 16000, 1)
+    assert speech_mp3[3] < speech_flac[3] // 4
+
+
+def test_mp3_only_providers_get_speech_settings() -> None:
+    memo = read("audio/voice-memo.m4a")
+    (out,) = convert_audio(
+        memo, AudioTarget(frozenset({"audio/mpeg"})), mime_type="m", what="m"
+    ).pieces
+    assert detect_mime(out.data) == "audio/mpeg"
+    assert decoded(out.data)[1:] == (16000, 1)
+
+
+@pytest.mark.parametrize(
+    ("path", "accepted", "mime", "codec"),
+    [
+        ("audio/voice-memo.m4a", {"audio/aac", "audio/flac"}, "audio/aac", "aac"),
+        ("video/phone-h264-aac.mp4", {"audio/aac", "audio/wav"}, "audio/aac", "aac"),
+        ("audio/voice-note.webm", {"audio/opus", "audio/flac"}, "audio/opus", "opus"),
+        ("video/mpeg4-mp3.avi", {"audio/mpeg", "audio/wav"}, "audio/mpeg", "mp3"),
+        ("video/h264-flac.mkv", {"audio/flac", "audio/wav"}, "audio/flac", "flac"),
+        ("audio/sample.mka", {"audio/ogg", "audio/wav"}, "audio/ogg", "vorbis"),
+    ],
+)
+def test_an_accepted_codec_is_stream_copied_not_reencoded(
+    path: str, accepted: set[str], mime: str, codec: str
+) -> None:
+    source = read(path)
+    result = convert_audio(source, AudioTarget(frozenset(accepted)), mime_type="x", what="x")
+    (out,) = result.pieces
+    assert out.mime_type == mime
+    assert detect_mime(out.data) == mime
+    assert [change.kind for change in result.changes] == ["remuxed"]
+    with av.open(io.BytesIO(out.data)) as copied, av.open(io.BytesIO(source)) as original:
+        assert copied.streams.audio[0].codec_context.codec.canonical_name == codec
+        ours = [bytes(p) for p in copied.demux(copied.streams.audio[0]) if p.size]
+        theirs = [bytes(p) for p in original.demux(original.streams.audio[0]) if p.size]
+    # The very packets, not a re-encoding (ADTS puts its 7-byte header before each).
+    assert len(ours) == len(theirs)
+    assert all(
+        a.endswith(b) and len(a) - len(b) in (0, 7) for a, b in zip(ours, theirs, strict=True)
     )
-    (piece,) = small.pieces
-    assert len(piece.data) <= limit
-    seconds, rate, channels = decoded(piece.data)
-    assert (rate, channels) == (16000, 1)
-    assert seconds == pytest.approx(decoded(memo)[0], abs=0.08)
+    assert decoded(out.data)[0] == pytest.approx(decoded(source)[0], abs=0.03)
+
+
+def test_gemini_gets_no_ogg_opus_it_does_not_document() -> None:
+    result = convert_audio(
+        read("audio/voice-note.webm"),
+        AudioTarget(frozenset({"audio/ogg", "audio/flac"})),
+        mime_type="audio/webm",
+        what="x",
+    )
+    assert [c.kind for c in result.changes] == ["transcoded"]
+    assert result.pieces[0].mime_type == "audio/flac"
+
+
+def test_a_copy_too_long_for_one_block_is_split_by_reencoding() -> None:
+    memo = read("audio/voice-memo.m4a")
+    target = AudioTarget(frozenset({"audio/aac", "audio/flac"}), max_seconds=2.0)
+    result = convert_audio(memo, target, mime_type="audio/mp4", what="x")
+    assert [c.kind for c in result.changes] == ["transcoded", "split"]
+    assert all(detect_mime(p.data) == "audio/flac" for p in result.pieces)
+    assert all(decoded(p.data)[0] <= 2.03 for p in result.pieces)
 
 
 def test_wav_is_written_when_that_is_all_the_provider_takes() -> None:
@@ -168,7 +236,7 @@ def test_each_provider_gets_a_type_it_lists() -> None:
         (message,) = prepare([UserMessage(content=[wma])], provider)
         (result,) = message.content
         assert isinstance(result, AudioBlock)
-        assert result.mime_type == "audio/mpeg", provider
+        assert result.mime_type == "audio/flac", provider  # lossless where size allows
     webm = AudioBlock.from_path(TESTDATA / "audio/voice-note.webm")
     (message,) = prepare([UserMessage(content=[webm])], "bedrock")  # Bedrock takes WebM
     assert message.content[0] is webm
@@ -214,3 +282,76 @@ def test_mutated_audio_raises_only_library_errors(
     except MediaBlocksError:
         return
     assert all(detect_mime(piece.data) in {"audio/mpeg", "audio/wav"} for piece in result.pieces)
+
+
+def _click_wav(rate: int, seconds: float, at: int) -> bytes:
+    """A WAV of silence with one click at sample ``at`` (written with PyAV's PCM encoder)."""
+    import numpy as np
+
+    samples = np.zeros(int(rate * seconds), np.int16)
+    samples[at] = 30000
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="wav") as output:
+        stream = output.add_stream("pcm_s16le", rate=rate)
+        stream.layout = "mono"
+        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), "s16", "mono")
+        frame.sample_rate = rate
+        output.mux(stream.encode(frame))
+        output.mux(stream.encode(None))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("lame", ["lameenc", "pyav"])
+def test_speech_mp3_is_sample_exact_and_aligned(lame: str, monkeypatch: Any) -> None:
+    import numpy as np
+
+    from mediablocks.convert import audio
+
+    if lame == "lameenc":
+        pytest.importorskip("lameenc")
+    else:
+        monkeypatch.setattr(audio, "lameenc_module", lambda: None)
+    source = _click_wav(48000, 2.0, 24000)  # the click at 0.5 s is sample 8000 at 16 kHz
+    (out,) = convert_audio(
+        source, AudioTarget(frozenset({"audio/mpeg"})), mime_type="audio/wav", what="w"
+    ).pieces
+    with av.open(io.BytesIO(out.data)) as container:
+        decoded_samples = np.concatenate(
+            [frame.to_ndarray().ravel() for frame in container.decode(audio=0)]
+        )
+    # LAME's priming (576 + 529 samples) and end padding are cut by the decoder: the Info/LAME
+    # tag says how many (PyAV's LAME writes it itself; with lameenc mediablocks does).
+    assert len(decoded_samples) == 32000
+    assert abs(int(np.argmax(np.abs(decoded_samples))) - 8000) <= 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=600), st.integers(0, 10_000))
+def test_the_mp3_frame_walk_takes_any_bytes(frames: bytes, samples: int) -> None:
+    from mediablocks.convert._mp3 import _frame_length, _info_frame
+
+    tag = _info_frame(frames, samples)
+    assert tag == b"" or _frame_length(tag[:4]) == len(tag)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.sampled_from([read("audio/voice-memo.m4a"), read("audio/voice-note.webm")]),
+    cut=st.integers(min_value=0, max_value=30_000),
+    flips=st.lists(st.tuples(st.integers(0, 30_000), st.integers(0, 255)), max_size=8),
+)
+def test_mutated_input_to_the_stream_copy_raises_only_library_errors(
+    seed: bytes, cut: int, flips: list[tuple[int, int]]
+) -> None:
+    data = bytearray(seed[: max(cut, 1)])
+    for offset, value in flips:
+        if data:
+            data[offset % len(data)] = value
+    target = AudioTarget(frozenset({"audio/aac", "audio/opus"}), max_total_seconds=30)
+    try:
+        result: Any = convert_audio(bytes(data), target, mime_type="x", what="mutant")
+    except MediaBlocksError:
+        return
+    (piece,) = result.pieces
+    assert detect_mime(piece.data) in {"audio/aac", "audio/opus"}
+    assert [change.kind for change in result.changes] == ["remuxed"]

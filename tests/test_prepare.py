@@ -203,9 +203,10 @@ def test_audio_too_long_for_mistral() -> None:
 def test_flac_is_transcoded_for_openai_with_pyav() -> None:
     clip = AudioBlock.from_path(TESTDATA / "audio" / "sample.flac")
     block, changes = prepare_block(clip, "openai", model="gpt-4o-audio-preview")
-    assert block.mime_type == "audio/mpeg"
+    assert block.mime_type == "audio/wav"  # OpenAI takes MP3 and WAV: lossless while small
     assert [c.kind for c in changes] == ["transcoded"]
-    assert block.read()[:3] == b"ID3" or block.read()[0] == 0xFF
+    assert block.read()[:4] == b"RIFF"
+    assert block.read()[8:12] == b"WAVE"
 
 
 def test_without_pyav_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,9 +2,10 @@
 
 `mediablocks.prepare` calls these when a strategy asks for conversion:
 
-* `mediablocks.convert.audio` — any audio PyAV decodes becomes MP3 (or WAV/FLAC), resampled to
-  16 kHz mono speech when that keeps it under a byte limit, split into ordered chunks when still
-  too long.
+* `mediablocks.convert.audio` — any audio PyAV decodes is stream-copied into a container the
+  provider takes where it takes the codec, else becomes FLAC or WAV (16 kHz mono speech when
+  that keeps it under a byte limit), MP3 at speech settings only where nothing else fits, and
+  ordered chunks when still too long.
 * `mediablocks.convert.video` — video becomes H.264/AAC MP4 for providers that take video, or a
   handful of timestamped JPEG frames for providers that take images only.
 

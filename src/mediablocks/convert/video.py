@@ -166,6 +166,7 @@ def sample_frames(
         seeks_help = True  # False once a seek lands no later than where decoding already was
         seeked_from: float | None = None
         decoder = container.decode(stream)
+        skipped: Any = None  # the last frame decoded and not taken
         while index < len(wanted):
             deadline.check()
             if seeks_help and may_seek and wanted[index] - last_time > _SEEK_AHEAD:
@@ -175,6 +176,10 @@ def sample_frames(
                 may_seek, seeked_from = False, last_time
             frame = next(decoder, None)
             if frame is None:
+                # The stream ended before the first wanted time (a clip of one frame at t=0
+                # shorter than its slice of time): its last frame stands in.
+                if skipped is not None and not frames:
+                    frames.append(_jpeg(skipped, last_time, size, quality))
                 break
             if (frame.width, frame.height) != (width, height):
                 _check_pixels(frame.width, frame.height, max_pixels, what)
@@ -185,7 +190,9 @@ def sample_frames(
                 seeked_from = None
             last_time = time
             if time + 1e-6 < wanted[index]:
+                skipped = frame
                 continue
+            skipped = None
             frames.append(_jpeg(frame, time, size, quality))
             may_seek = True
             while index < len(wanted) and wanted[index] <= time + 1e-6:

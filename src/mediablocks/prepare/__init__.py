@@ -48,6 +48,7 @@ from ..request_budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
 from .options import PrepareOptions as PrepareOptions
+from .options import UnsupportedStrategy as UnsupportedStrategy
 from .options import VideoStrategy as VideoStrategy
 from .report import BlockReport as BlockReport
 from .report import PrepareReport as PrepareReport
@@ -65,6 +66,7 @@ __all__ = [
     "BlockReport",
     "PrepareOptions",
     "PrepareReport",
+    "UnsupportedStrategy",
     "VideoStrategy",
     "prepare",
     "prepare_block",
@@ -99,6 +101,7 @@ def prepare(
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
     conversion_limits: ConversionLimits | None = None,
+    unsupported: UnsupportedStrategy = "raise",
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -111,7 +114,9 @@ def prepare(
     provider does not take becomes page images (PDF) or text, as ``documents`` says. SVG and
     documents are converted in worker processes under ``conversion_limits`` (`ConversionLimits`)
     and ``time_budget``: a file that crashes or exhausts its converter is a problem naming the
-    block and the limit (``docs/isolation.md``), and the caller's process lives.
+    block and the limit (``docs/isolation.md``), and the caller's process lives. With
+    ``unsupported="drop"`` a block the provider takes in no form (audio for Anthropic) is removed
+    and reported (`PrepareReport.dropped`) instead of raising.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -136,6 +141,7 @@ def prepare(
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
         conversion_limits=conversion_limits,
+        unsupported=unsupported,
     )
     return prepared
 
@@ -164,6 +170,7 @@ def prepare_with_report(
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     truncate_documents: bool = True,
     conversion_limits: ConversionLimits | None = None,
+    unsupported: UnsupportedStrategy = "raise",
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
     limits = limits_for(provider, model)
@@ -187,6 +194,7 @@ def prepare_with_report(
         max_text_chars=max_text_chars,
         truncate_documents=truncate_documents,
         conversion_limits=conversion_limits,
+        unsupported=unsupported,
     )
     return walk(_Preparation(limits, options), list(messages))
 

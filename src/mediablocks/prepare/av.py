@@ -7,11 +7,11 @@ Loaded only when a block needs converting, so ``import mediablocks`` stays free 
 from __future__ import annotations
 
 from ..blocks import ContentBlock
-from ..convert._av import Deadline
+from ..convert._av import Deadline, open_input
 from ..convert.audio import AudioTarget, ConvertedAudio, convert_audio
-from ..convert.timed import audio_piece_blocks, frame_blocks
+from ..convert.timed import audio_piece_blocks, derived_block, frame_blocks
 from ..convert.video import DEFAULT_FRAME_SIDE, needs_transcode, sample_frames, transcode_video
-from ..errors import DoesNotFitError
+from ..errors import DoesNotFitError, MediaBlocksError
 from ..images import Change
 from ..media import AudioBlock
 from .slots import _replaced, _Slot
@@ -60,6 +60,44 @@ def convert_audio_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     blocks = audio_piece_blocks(slot.block, pieces, converted.changes, run.limits.provider)
     slot.replace_with(blocks, converted.changes)
     for part, piece in zip(slot.parts, pieces, strict=True):
+        part.seconds = piece.duration
+    slot.seconds = converted.source_seconds
+
+
+def audio_only(data: bytes, what: str) -> bool:
+    """True when a video container holds audio and no video stream (an audio-only FLV, an MP4
+    of sound alone); False also without PyAV, or when it cannot be opened (checked later)."""
+    try:
+        container = open_input(data, what)
+    except MediaBlocksError:  # PyAV absent, or broken: the video steps say which
+        return False
+    with container:
+        return not container.streams.video and bool(container.streams.audio)
+
+
+def audio_only_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """A video block holding only audio, sent as the audio it is (copied or converted)."""
+    name = run.limits.provider
+    if not run.limits.audio_types:
+        reason = f"holds audio and no video, and {name} takes no audio input"
+        run.no_form[id(slot)] = reason
+        run.problems.append(f"{slot.where}: {reason}")
+        return
+    converted = _convert(run, slot, data)
+    changes = [
+        Change("audio only", f"{slot.block.mime_type} holds no video stream: sent as audio"),
+        *converted.changes,
+    ]
+    if len(converted.pieces) == 1:
+        piece = converted.pieces[0]
+        audio = derived_block(AudioBlock, slot.block, piece.data, piece.mime_type, changes, name)
+        assert isinstance(audio, AudioBlock)
+        blocks: list[ContentBlock] = [audio]
+    else:
+        blocks = audio_piece_blocks(slot.block, converted.pieces, changes, name)
+    slot.replace_with(blocks, changes)
+    audio_parts = [p for p in slot.parts if isinstance(p.block, AudioBlock)]
+    for part, piece in zip(audio_parts, converted.pieces, strict=True):
         part.seconds = piece.duration
     slot.seconds = converted.source_seconds
 

@@ -19,6 +19,11 @@ VideoStrategy = Literal["convert", "frames", "raise"]
 """``"convert"``: transcode where the provider takes video, frames where it does not;
 ``"frames"``: always frames; ``"raise"``: refuse what does not fit as it is."""
 
+UnsupportedStrategy = Literal["raise", "drop"]
+"""What `prepare` does with a block the provider takes in no form (audio for Anthropic, video
+for a provider taking neither video nor images): ``"raise"`` (the default) lists it in the
+`DoesNotFitError`; ``"drop"`` removes it and reports it (change kind ``dropped``)."""
+
 DEFAULT_TIME_BUDGET = 120.0
 """Seconds of wall time one conversion (audio, video, document, SVG) may take."""
 
@@ -53,6 +58,8 @@ class PrepareOptions:
     processes that render SVG and PDF and read documents (``docs/isolation.md``); ``None``: the
     defaults. ``time_budget`` is the wall time of each such conversion too: the worker is stopped
     when it runs out.
+    ``unsupported``: `UnsupportedStrategy`; ``"drop"`` removes (and reports) each block the
+    provider takes in no form instead of raising. A message left empty stays, empty.
     """
 
     optimal_size: bool = False
@@ -74,8 +81,11 @@ class PrepareOptions:
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     truncate_documents: bool = True
     conversion_limits: ConversionLimits | None = None
+    unsupported: UnsupportedStrategy = "raise"
 
     def __post_init__(self) -> None:
+        if self.unsupported not in ("raise", "drop"):
+            raise InvalidOptionError(f"unsupported={self.unsupported!r}: 'raise' or 'drop'")
         if self.documents not in ("convert", "pages", "text", "raise"):
             raise InvalidOptionError(
                 f"documents={self.documents!r}: 'convert', 'pages', 'text' or 'raise'"

@@ -61,6 +61,17 @@ class PrepareReport:
         """The blocks that changed."""
         return [entry for entry in self.blocks if entry.changed]
 
+    @property
+    def dropped(self) -> list[BlockReport]:
+        """The blocks removed, with nothing in their place, because the provider takes them in
+        no form (``unsupported="drop"``). A video whose audio track alone was dropped is not
+        one: it is replaced by its frames."""
+        return [
+            e
+            for e in self.blocks
+            if not e.replaced_by and any(c.kind == "dropped" for c in e.changes)
+        ]
+
     def __str__(self) -> str:
         lines = [f"prepared for {self.provider}" + (f" ({self.model})" if self.model else "")]
         lines.extend(f"  {entry}" for entry in self.blocks)

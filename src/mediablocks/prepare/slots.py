@@ -23,6 +23,9 @@ _EXTENSIONS = {
     "audio/mpeg": ".mp3",
     "audio/wav": ".wav",
     "audio/flac": ".flac",
+    "audio/aac": ".aac",
+    "audio/opus": ".opus",
+    "audio/ogg": ".ogg",
     "video/mp4": ".mp4",
 }
 

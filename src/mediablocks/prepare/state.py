@@ -28,6 +28,7 @@ class _Preparation:
         self.image_count = 0  # images in the request before any video became frames
         self.frames_taken = 0
         self.planned: dict[int, tuple[int, str]] = {}  # id(slot) -> (raw byte cap, reason)
+        self.no_form: dict[int, str] = {}  # id(slot) -> why the provider takes it in no form
 
     def raise_problems(self) -> None:
         if self.problems:
@@ -38,6 +39,26 @@ class _Preparation:
                 f"{self.limits.provider}:\n{listing}",
                 self.problems,
             )
+
+    def takes_in_no_form(self, slot: _Slot) -> str | None:
+        """Why the provider can take ``slot``'s block in no form at all, not even converted
+        (``None``: some form exists, or might once read). What ``unsupported="drop"`` drops."""
+        if id(slot) in self.no_form:
+            return self.no_form[id(slot)]
+        kind = _kind(slot.block)
+        limits = self.limits
+        name = limits.provider
+        if kind == "image" and not limits.image_types:
+            return f"{name} takes no image input"
+        if kind == "audio" and not limits.audio_types:
+            return f"{name} takes no audio input"
+        if kind == "video" and not limits.video_types and "image/jpeg" not in limits.image_types:
+            return f"{name} takes no video input, and no JPEG images for its frames"
+        return None
+
+    def problems_for(self, slot: _Slot) -> bool:
+        """True when a problem names ``slot`` already."""
+        return any(problem.startswith(slot.where) for problem in self.problems)
 
     def measure_of(self, block: MediaBlock) -> ByteMeasure:
         kind = _kind(block)

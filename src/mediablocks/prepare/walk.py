@@ -8,6 +8,8 @@ needs converting, so ``import mediablocks`` stays free of them.
 from __future__ import annotations
 
 from ..blocks import ContentBlock
+from ..changes import Change
+from ..convert._av import Deadline
 from ..errors import ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
@@ -30,16 +32,36 @@ def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], Pre
     plan_image_shares(run, slots, image_count)
     for slot in slots:
         fit(run, slot, image_count)
+    if run.options.unsupported == "drop":
+        drop_unsupported(run, slots)
     share_image_bytes(run, slots, image_count)
     check_totals(run, slots)
     run.raise_problems()
+    prepared = _rebuild(messages, slots)
+    for index, (before, after) in enumerate(zip(messages, prepared, strict=True)):
+        if before.content and not after.content:
+            run.notes.append(f"message {index} is empty: every block in it was dropped")
     report = PrepareReport(
         run.limits.provider,
         run.limits.model,
         tuple(report_entry(run, slot) for slot in slots),
         tuple(run.notes),
     )
-    return _rebuild(messages, slots), report
+    return prepared, report
+
+
+def drop_unsupported(run: _Preparation, slots: list[_Slot]) -> None:
+    """``unsupported="drop"``: each block with a problem that the provider takes in no form
+    (`_Preparation.takes_in_no_form`) is removed, its problems with it, and reported as
+    ``dropped``. Other problems (too big, broken) still raise."""
+    for slot in slots:
+        if not run.problems_for(slot):
+            continue
+        reason = run.takes_in_no_form(slot)
+        if reason is None:
+            continue
+        run.problems = [p for p in run.problems if not p.startswith(slot.where)]
+        slot.replace_with([], [Change("dropped", reason)])
 
 
 def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
@@ -90,10 +112,44 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             fit_video(run, slot, data)
         else:
             fit_document(run, slot, data)
+        if kind != "image":
+            _verify(run, slot, data)
     except (ImageBombError, _BrokenImageError):
         raise
     except MediaBlocksError as exc:
         run.problems.append(f"{slot.where}: {_reason(exc, block)}")
+
+
+def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
+    """Nothing leaves `prepare` that its own decoders cannot open: audio, video and PDFs sent
+    as they are (or only remuxed) are decoded once (`mediablocks.prepare.verify`); what the
+    converters just encoded is not. A `DecodeError` becomes this block's problem."""
+    result = slot.result
+    kind = _kind(result)
+    remuxed = any(change.kind == "remuxed" for change in slot.changes)
+    if slot.replacement is not None:  # only copied audio among new blocks is unverified
+        for part in slot.parts if remuxed else []:
+            if _kind(part.block) == "audio":
+                from . import verify
+
+                what = slot.block.describe()
+                verify.check_audio_decodes(part.block.read(), what, Deadline(None, what))
+        return
+    if result is not slot.block and not remuxed:
+        return
+    if result.mime_type not in run.limits.types_for(kind) or run.problems_for(slot):
+        return  # refused already
+    from . import verify
+
+    payload = data if result is slot.block else result.read()
+    what = slot.block.describe()
+    deadline = Deadline(run.options.time_budget, what)
+    if kind == "audio":
+        verify.check_audio_decodes(payload, what, deadline)
+    elif kind == "video":
+        verify.check_video_decodes(payload, what, deadline)
+    elif result.mime_type == "application/pdf":
+        verify.check_pdf_opens(payload, what)
 
 
 def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
@@ -112,6 +168,12 @@ def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
 def fit_video(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """Video as it is when it fits; else transcoded (providers taking video) or frames."""
     strategy: str = run.options.video if run.options.convert else "raise"
+    if strategy != "raise":
+        from . import av
+
+        if av.audio_only(data, slot.block.describe()):
+            av.audio_only_slot(run, slot, data)
+            return
     if strategy == "convert" and run.limits.video_types:
         if run.fits_as_is(slot, "video", run.options.max_video_seconds):
             from . import av
