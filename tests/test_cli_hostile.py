@@ -77,7 +77,22 @@ def test_a_bad_prompts_line_is_its_own_error_in_plain_words(
     jobs = tmp_path / "jobs.jsonl"
     jobs.write_bytes(line + b'{"prompt": "fine"}\n')
     out = tmp_path / "batch.jsonl"
-    assert main(["batch", "--prompts", str(jobs), "--provider", "openai", "--model", "m", "--out", str(out)]) == 1
+    assert (
+        main(
+            [
+                "batch",
+                "--prompts",
+                str(jobs),
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--out",
+                str(out),
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert said in err
     assert "Error" not in err  # no Python class names (JSONDecodeError, UnicodeDecodeError...)

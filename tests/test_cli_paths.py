@@ -157,7 +157,20 @@ def _jobs(folder: Path, files: list[str]) -> Path:
 
 
 def _batch(jobs: Path, out: Path, *more: str) -> int:
-    return main(["batch", "--prompts", str(jobs), "--provider", "openai", "--model", "m", "--out", str(out), *more])
+    return main(
+        [
+            "batch",
+            "--prompts",
+            str(jobs),
+            "--provider",
+            "openai",
+            "--model",
+            "m",
+            "--out",
+            str(out),
+            *more,
+        ]
+    )
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 from pydantic import TypeAdapter
 
+from mediablocks import ConversionLimits
 from mediablocks.blocks import TextBlock, ToolResultBlock
 from mediablocks.errors import DoesNotFitError, ImageBombError
 from mediablocks.limits import limits_for
@@ -213,7 +214,12 @@ def test_without_pyav_the_error_says_how_to_install_it(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "av", None)  # import av now raises ImportError
     clip = AudioBlock.from_bytes(_flac_or_skip())
     with pytest.raises(DoesNotFitError, match=r"pip install 'mediablocks\[av\]'"):
-        prepare([UserMessage(content=[clip])], "openai", model="gpt-4o-audio-preview")
+        prepare(  # in-process: the patched import must be the converter's own
+            [UserMessage(content=[clip])],
+            "openai",
+            model="gpt-4o-audio-preview",
+            conversion_limits=ConversionLimits(isolate=False),
+        )
 
 
 def _flac_or_skip() -> bytes:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from mediablocks import ConversionLimits
+from mediablocks.convert.verify import check_audio_decodes, check_pdf_opens, check_video_decodes
 from mediablocks.errors import DecodeError, DoesNotFitError
 from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock, media_block
 from mediablocks.messages import UserMessage
 from mediablocks.mime import detect_mime
 from mediablocks.prepare import prepare, prepare_with_report
-from mediablocks.prepare.verify import check_audio_decodes, check_pdf_opens, check_video_decodes
 
 av = pytest.importorskip("av")
 
@@ -182,7 +183,8 @@ def test_audio_in_any_container_pyav_decodes_is_converted(
 @pytest.mark.parametrize("provider", ["gemini", "openai-chat", "mistral", "bedrock"])
 def test_an_audio_only_flv_goes_as_its_mp3_stream(provider: str) -> None:
     block = media_block(TESTDATA / "audio/audio-only.flv")
-    assert isinstance(block, VideoBlock)
+    assert isinstance(block, AudioBlock)  # the tracks say audio: detected as audio/x-flv
+    assert block.mime_type == "audio/x-flv"
     model = AUDIO_MODEL if provider == "openai-chat" else None
     (message,), report = prepare_with_report([UserMessage(content=[block])], provider, model=model)
     (result,) = message.content
@@ -190,12 +192,12 @@ def test_an_audio_only_flv_goes_as_its_mp3_stream(provider: str) -> None:
     assert result.mime_type == "audio/mpeg" == detect_mime(result.read())
     assert result.filename == "audio-only.mp3"
     kinds = [change.kind for change in report.blocks[0].changes]
-    assert kinds == ["audio only", "remuxed"]
+    assert "remuxed" in kinds
 
 
 def test_an_audio_only_flv_for_a_provider_without_audio_says_so() -> None:
     block = media_block(TESTDATA / "audio/audio-only.flv")
-    assert "holds audio and no video, and anthropic takes no audio" in problem(block, "anthropic")
+    assert "anthropic takes no audio input" in problem(block, "anthropic")
 
 
 def _dsf(seconds: float = 0.1) -> bytes:
@@ -236,6 +238,7 @@ def test_without_the_decoders_the_checks_step_aside(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "pypdfium2", None)
     cut = AudioBlock.from_path(TESTDATA / "bad/truncated.flac")
     pdf = FileBlock.from_path(TESTDATA / "bad/encrypted-no-password.pdf")
-    (message,) = prepare([UserMessage(content=[cut, pdf])], "gemini")
+    in_process = ConversionLimits(isolate=False)  # the patched imports must be the checks' own
+    (message,) = prepare([UserMessage(content=[cut, pdf])], "gemini", conversion_limits=in_process)
     assert message.content[0] is cut  # the type and header checks are all there is then
     assert message.content[1] is pdf

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..changes import DEFAULT_MAX_FRAMES, Change
-from ..errors import DecodeError, DoesNotFitError, ImageBombError
+from ..errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
 from ._av import Deadline, decoding, import_av, open_input
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Frame",
     "SampledVideo",
     "TranscodedVideo",
+    "holds_only_audio",
     "needs_transcode",
     "sample_frames",
     "transcode_video",
@@ -240,6 +241,18 @@ def _first_turn(data: bytes, what: str) -> int:
         for frame in container.decode(_video_stream(container, what)):
             return _quarter_turns(frame)
     return 0
+
+
+def holds_only_audio(data: bytes, *, what: str) -> bool:
+    """True when a video container holds audio and no video stream (an audio-only FLV, an MP4
+    of sound alone); False also without PyAV, or when it cannot be opened (the video steps then
+    say why). Reads the stream headers only."""
+    try:
+        container = open_input(data, what)
+    except MediaBlocksError:
+        return False
+    with container:
+        return not container.streams.video and bool(container.streams.audio)
 
 
 def needs_transcode(data: bytes, mime_type: str, accepted: frozenset[str], what: str) -> str | None:

@@ -6,20 +6,31 @@ Loaded only when a block needs converting, so ``import mediablocks`` stays free 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..blocks import ContentBlock
-from ..convert._av import Deadline, open_input
-from ..convert.audio import AudioTarget, ConvertedAudio, convert_audio
+from ..convert import audio as audio_converter
+from ..convert import video as video_converter
+from ..convert.audio import AudioTarget, ConvertedAudio
+from ..convert.isolation import run_isolated
 from ..convert.timed import audio_piece_blocks, derived_block, frame_blocks
-from ..convert.video import DEFAULT_FRAME_SIDE, needs_transcode, sample_frames, transcode_video
-from ..errors import DoesNotFitError, MediaBlocksError
+from ..convert.video import DEFAULT_FRAME_SIDE
+from ..errors import DoesNotFitError
 from ..images import Change
 from ..media import AudioBlock
 from .slots import _replaced, _Slot
 from .state import _Preparation
 
 
-def _deadline(run: _Preparation, slot: _Slot) -> Deadline:
-    return Deadline(run.options.time_budget, slot.block.describe())
+_FFMPEG = "FFmpeg (PyAV)"
+
+
+def _isolated(slot: _Slot, job: Any, data: bytes, **keywords: Any) -> Any:
+    """``job(data, what=..., **keywords)`` in a conversion worker: FFmpeg decoders can crash or
+    run away on crafted input, so PyAV runs under the `ConversionLimits` and the time budget
+    that `fit` put in scope (a blown limit names the block and the limit)."""
+    what = slot.block.describe()
+    return run_isolated(what, job, data, keywords={"what": what, **keywords}, converter=_FFMPEG)
 
 
 def _audio_target(run: _Preparation) -> AudioTarget:
@@ -35,13 +46,14 @@ def _audio_target(run: _Preparation) -> AudioTarget:
 
 
 def _convert(run: _Preparation, slot: _Slot, data: bytes) -> ConvertedAudio:
-    return convert_audio(
+    converted: ConvertedAudio = _isolated(
+        slot,
+        audio_converter.convert_audio,
         data,
-        _audio_target(run),
+        target=_audio_target(run),
         mime_type=slot.block.mime_type,
-        what=slot.block.describe(),
-        deadline=_deadline(run, slot),
     )
+    return converted
 
 
 def convert_audio_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
@@ -64,15 +76,11 @@ def convert_audio_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     slot.seconds = converted.source_seconds
 
 
-def audio_only(data: bytes, what: str) -> bool:
+def audio_only(slot: _Slot, data: bytes) -> bool:
     """True when a video container holds audio and no video stream (an audio-only FLV, an MP4
     of sound alone); False also without PyAV, or when it cannot be opened (checked later)."""
-    try:
-        container = open_input(data, what)
-    except MediaBlocksError:  # PyAV absent, or broken: the video steps say which
-        return False
-    with container:
-        return not container.streams.video and bool(container.streams.audio)
+    only: bool = _isolated(slot, video_converter.holds_only_audio, data)
+    return only
 
 
 def audio_only_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
@@ -109,8 +117,12 @@ def codec_is_safe(run: _Preparation, slot: _Slot, data: bytes) -> bool:
         import av  # noqa: F401
     except ImportError:
         return True
-    reason = needs_transcode(
-        data, slot.block.mime_type, run.limits.video_types, slot.block.describe()
+    reason = _isolated(
+        slot,
+        video_converter.needs_transcode,
+        data,
+        mime_type=slot.block.mime_type,
+        accepted=run.limits.video_types,
     )
     return reason is None
 
@@ -120,14 +132,14 @@ def transcode_video_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     if "video/mp4" not in run.limits.video_types:
         run.fit_timed(slot, "video")
         return
-    video = transcode_video(
+    video = _isolated(
+        slot,
+        video_converter.transcode_video,
         data,
         mime_type=slot.block.mime_type,
-        what=slot.block.describe(),
         max_bytes=run.byte_ceiling("video"),
         max_seconds=run.options.max_video_seconds,
         max_pixels=run.options.max_image_pixels,
-        deadline=_deadline(run, slot),
     )
     slot.result = _replaced(
         slot.block, video.data, video.mime_type, video.changes, run.limits.provider
@@ -154,14 +166,14 @@ def video_frames_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
             f"{name}'s limit"
         )
     side = limits.max_side_for(run.image_count + run.frames_taken + budget)
-    sampled = sample_frames(
+    sampled = _isolated(
+        slot,
+        video_converter.sample_frames,
         data,
-        what=slot.block.describe(),
         max_frames=budget,
         interval=run.options.frame_interval,
         max_side=min(DEFAULT_FRAME_SIDE, side or DEFAULT_FRAME_SIDE),
         max_pixels=run.options.max_image_pixels,
-        deadline=_deadline(run, slot),
     )
     run.frames_taken += len(sampled.frames)
     first = sampled.frames[0]

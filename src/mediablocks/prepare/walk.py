@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ..blocks import ContentBlock
 from ..changes import Change
-from ..convert._av import Deadline
 from ..errors import ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
@@ -122,7 +121,7 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
 
 def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """Nothing leaves `prepare` that its own decoders cannot open: audio, video and PDFs sent
-    as they are (or only remuxed) are decoded once (`mediablocks.prepare.verify`); what the
+    as they are (or only remuxed) are decoded once (`mediablocks.convert.verify`); what the
     converters just encoded is not. A `DecodeError` becomes this block's problem."""
     result = slot.result
     kind = _kind(result)
@@ -130,26 +129,30 @@ def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
     if slot.replacement is not None:  # only copied audio among new blocks is unverified
         for part in slot.parts if remuxed else []:
             if _kind(part.block) == "audio":
-                from . import verify
-
-                what = slot.block.describe()
-                verify.check_audio_decodes(part.block.read(), what, Deadline(None, what))
+                _isolated_check("check_audio_decodes", part.block.read(), slot.block.describe())
         return
     if result is not slot.block and not remuxed:
         return
     if result.mime_type not in run.limits.types_for(kind) or run.problems_for(slot):
         return  # refused already
-    from . import verify
-
     payload = data if result is slot.block else result.read()
     what = slot.block.describe()
-    deadline = Deadline(run.options.time_budget, what)
     if kind == "audio":
-        verify.check_audio_decodes(payload, what, deadline)
+        _isolated_check("check_audio_decodes", payload, what)
     elif kind == "video":
-        verify.check_video_decodes(payload, what, deadline)
+        _isolated_check("check_video_decodes", payload, what)
     elif result.mime_type == "application/pdf":
-        verify.check_pdf_opens(payload, what)
+        _isolated_check("check_pdf_opens", payload, what)
+
+
+def _isolated_check(name: str, payload: bytes, what: str) -> None:
+    """One `mediablocks.convert.verify` check in a conversion worker (PyAV and PDFium can crash
+    on crafted input), under the limits and time budget `fit` put in scope."""
+    from ..convert import verify
+    from ..convert.isolation import run_isolated
+
+    converter = "PDF engine (PDFium)" if name == "check_pdf_opens" else "FFmpeg (PyAV)"
+    run_isolated(what, getattr(verify, name), payload, what, converter=converter)
 
 
 def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
@@ -171,7 +174,7 @@ def fit_video(run: _Preparation, slot: _Slot, data: bytes) -> None:
     if strategy != "raise":
         from . import av
 
-        if av.audio_only(data, slot.block.describe()):
+        if av.audio_only(slot, data):
             av.audio_only_slot(run, slot, data)
             return
     if strategy == "convert" and run.limits.video_types:

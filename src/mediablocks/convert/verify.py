@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ..convert._av import Deadline, decoding, open_input
 from ..errors import DecodeError
+from ._av import Deadline, decoding, open_input
 
 __all__ = ["check_audio_decodes", "check_pdf_opens", "check_video_decodes"]
 
