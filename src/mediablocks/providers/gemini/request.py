@@ -68,14 +68,15 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     generation = _generation(options)
     if sdk:
         return {"config": {**config, **generation}} if config or generation else {}
-    out = {_camel_key(k): _respell_keys(v) for k, v in config.items()}
+    out: dict[str, Any] = _respell_keys(config)
     if generation:
-        out["generationConfig"] = {_camel_key(k): _respell_keys(v) for k, v in generation.items()}
+        out["generationConfig"] = _respell_keys(generation)
     return out
 
 
 def _respell_keys(value: Any) -> Any:
-    """camelCase keys for the REST body, leaving JSON schemas (already camelCase) alone."""
+    """camelCase keys for the REST body, leaving JSON schemas alone: their property names and
+    ``required`` entries are the caller's data, never respelled."""
     if isinstance(value, list):
         return [_respell_keys(v) for v in value]
     if not isinstance(value, dict):
