@@ -35,6 +35,9 @@ class Tool(BaseModel):
     ``strict`` asks providers that can enforce the schema exactly (OpenAI's strict mode) to do
     so; the schema is then made strict-compatible (every property required, no extra
     properties), and providers without such a mode raise unless the caller chose to drop it.
+    ``False`` is sent as ``strict: false`` where a provider has the flag; ``None`` (what a
+    decoded tool holds when its definition had no ``strict`` key) sends no flag, so the
+    provider's own default applies and a round trip gives the definition back unchanged.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -42,7 +45,7 @@ class Tool(BaseModel):
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    strict: bool = False
+    strict: bool | None = False
     provider_data: dict[str, dict[str, Any]] = {}
     """Unmodelled fields of a provider's tool definition (``cache_control``...), by provider,
     sent back out to that provider only."""

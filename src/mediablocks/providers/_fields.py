@@ -54,8 +54,13 @@ def tool_from(
     *,
     strict: Any = False,
     rest: dict[str, Any] | None = None,
+    absent_strict: bool | None = False,
 ) -> Tool:
-    """A `Tool` from a provider's tool definition; its unmodelled keys go to ``provider_data``."""
+    """A `Tool` from a provider's tool definition; its unmodelled keys go to ``provider_data``.
+
+    ``absent_strict`` is what a definition without a ``strict`` value holds: False where the
+    provider reads absent as not strict, None where absent means the provider's own default
+    (OpenAI Responses), so the tool goes back out without the flag."""
     if not isinstance(name, str):
         raise DecodeError(f"{provider} tool without a name string")
     if parameters is None:
@@ -67,7 +72,7 @@ def tool_from(
             name=name,
             description=description if isinstance(description, str) else "",
             parameters=parameters,
-            strict=strict is True,
+            strict=strict if isinstance(strict, bool) else absent_strict,
             provider_data={provider: rest} if rest else {},
         )
     except InvalidOptionError as exc:
@@ -155,13 +160,10 @@ def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> li
         function["parameters"] = (
             strict_schema(tool, provider, options) if strict else tool.parameters
         )
-        if tool.strict:
-            if strict:
-                function["strict"] = True
-            else:
-                drop_or_raise(
-                    options, provider, f"strict mode of tool {tool.name!r}", "no strict mode"
-                )
+        if tool.strict and strict:
+            function["strict"] = True
+        elif tool.strict:
+            drop_or_raise(options, provider, f"strict mode of tool {tool.name!r}", "no strict mode")
         out.append({"type": "function", "function": function})
     return out
 

@@ -85,7 +85,8 @@ def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
     if tool.description:
         part["description"] = tool.description
     part["parameters"] = strict_schema(tool, PROVIDER, options)
-    part["strict"] = tool.strict
+    if tool.strict is not None:  # absent: the API default applies, as in the source
+        part["strict"] = tool.strict
     return part
 
 
@@ -102,6 +103,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                     item.get("description"),
                     item.get("parameters"),
                     strict=item.get("strict"),
+                    absent_strict=None,
                     rest={k: v for k, v in item.items() if k not in _TOOL_KEYS},
                 )
             )
