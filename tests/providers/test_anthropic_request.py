@@ -109,10 +109,11 @@ def test_a_request_decodes_with_unmodelled_fields_in_extra() -> None:
     assert [t.name for t in request.tools] == ["get_weather"]
     assert request.tools[0].provider_data == {"anthropic": {"cache_control": {"type": "ephemeral"}}}
     assert request.tool_choice == "required"
-    assert request.settings == mb.Settings(max_tokens=1024, stop=["END"], reasoning_effort="low")
+    assert request.settings == mb.Settings(
+        max_tokens=1024, stop=["END"], reasoning_effort="low", parallel_tool_calls=False
+    )
     assert request.extra == {
         "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 2}],
-        "tool_choice": {"disable_parallel_tool_use": True},
         "metadata": {"user_id": "u-1"},
         "service_tier": "auto",
     }

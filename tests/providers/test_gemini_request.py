@@ -106,14 +106,14 @@ def test_a_request_round_trips(target: str) -> None:
         model="gemini-3-pro",
         extra={"config": {"safety_settings": []}}
         if target == "sdk"
-        else {"safetySettings": [], "generationConfig": {"seed": 4}},
+        else {"safetySettings": [], "generationConfig": {"candidateCount": 1}},
     )
     body = mb.encode_request(request, "gemini", target=target)  # type: ignore[arg-type]
     if target == "sdk":
         gt.GenerateContentConfig.model_validate(body["config"])
         assert body["config"]["safety_settings"] == []
     else:
-        assert body["generationConfig"]["seed"] == 4
+        assert body["generationConfig"]["candidateCount"] == 1
     assert mb.decode_request(body, "gemini") == request
 
 

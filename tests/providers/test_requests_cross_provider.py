@@ -22,12 +22,17 @@ PROVIDERS = [
     "cohere",
 ]
 # What each provider cannot honour (it raises for these unless unsupported="drop").
+_PENALTIES = {"frequency_penalty", "presence_penalty"}
 CANNOT: dict[str, set[str]] = {
-    "anthropic": {"temperature", "top_p"},
-    "openai-responses": {"stop"},
-    "bedrock": {"tool_choice:none"},
-    "ollama": {"tool_choice:none", "tool_choice:required", "tool_choice:name"},
-    "cohere": {"tool_choice:name"},
+    "anthropic": {"temperature", "top_p", "top_k", "seed", "json_mode", *_PENALTIES},
+    "openai-chat": {"top_k"},
+    "openai-responses": {"stop", "seed", "top_k", *_PENALTIES},
+    "gemini": {"parallel_tool_calls"},
+    "bedrock": {"tool_choice:none", "top_k", "seed", "json_mode", "parallel_tool_calls"}
+    | _PENALTIES,
+    "ollama": {"tool_choice:none", "tool_choice:required", "tool_choice:name"}
+    | {"parallel_tool_calls"},
+    "cohere": {"tool_choice:name", "parallel_tool_calls"},
 }
 # Where auto is the only default and has no field to come back from.
 AUTO_UNSENT = ("ollama", "cohere")
@@ -69,7 +74,17 @@ def requests(draw: st.DrawFn, provider: str) -> mb.Request:
         "response_schema": draw(
             st.none() | st.just({"type": "object", "properties": {"a": {"type": "string"}}})
         ),
+        "seed": draw(st.none() | st.integers(0, 2**31)),
+        "top_k": draw(st.none() | st.integers(1, 100)),
+        "frequency_penalty": draw(st.none() | st.floats(-2, 2)),
+        "presence_penalty": draw(st.none() | st.floats(-2, 2)),
+        "parallel_tool_calls": draw(st.none() | st.booleans()),
     }
+    if values["response_schema"] is None:
+        values["json_mode"] = draw(st.none() | st.just(True))
+    if provider == "anthropic" and values["parallel_tool_calls"] is not None:
+        # Anthropic carries it inside tool_choice: an unset choice is sent as auto.
+        choice = choice if choice not in (None, "none") else "auto"
     for name in cannot:
         values.pop(name, None)
     text = draw(st.text(min_size=1, max_size=20).filter(str.strip))

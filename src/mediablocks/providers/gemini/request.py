@@ -47,7 +47,15 @@ __all__ = [
 
 MESSAGE_FIELDS = frozenset({"contents", "config", "system_instruction", "systemInstruction"})
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
-_GENERATION = {"max_tokens": "max_output_tokens", "temperature": "temperature", "top_p": "top_p"}
+_GENERATION = {
+    "max_tokens": "max_output_tokens",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "seed": "seed",
+    "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty",
+}
 _JSON = "application/json"
 
 
@@ -118,6 +126,15 @@ def _generation(options: EncodeOptions) -> dict[str, Any]:
     if settings.response_schema is not None:
         out["response_mime_type"] = _JSON
         out["response_json_schema"] = settings.response_schema
+    if settings.json_mode:
+        out["response_mime_type"] = _JSON
+    if settings.parallel_tool_calls is not None:
+        drop_or_raise(
+            options,
+            PROVIDER,
+            "setting parallel_tool_calls",
+            "Gemini's GenerateContentConfig has no such field",
+        )
     return out
 
 
@@ -154,6 +171,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         name: _pop(generation, wire)
         for name, wire in _GENERATION.items()
         if isinstance(_get(generation, wire), (int, float))
+        and not isinstance(_get(generation, wire), bool)
     }
     given["stop"] = _pop(generation, "stop_sequences")
     thinking = _get(generation, "thinking_config")
@@ -175,6 +193,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         _pop(generation, "response_json_schema")
         _pop(generation, "response_mime_type")
         given["response_schema"] = schema
+    elif _get(generation, "response_mime_type") == _JSON:
+        given["json_mode"] = _pop(generation, "response_mime_type") == _JSON
     if sdk:
         if config:
             rest["config"] = config

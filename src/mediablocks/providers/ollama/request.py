@@ -38,7 +38,15 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"messages"})
-_OPTIONS = {"max_tokens": "num_predict", "temperature": "temperature", "top_p": "top_p"}
+_OPTIONS = {
+    "max_tokens": "num_predict",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "seed": "seed",
+    "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty",
+}
 
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
@@ -69,6 +77,10 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
         out["think"] = settings.reasoning_effort
     if settings.response_schema is not None:
         out["format"] = settings.response_schema
+    if settings.json_mode:
+        out["format"] = "json"
+    if settings.parallel_tool_calls is not None:
+        unsupported_setting(options, PROVIDER, "parallel_tool_calls", "Ollama has no such field")
     return out
 
 
@@ -83,7 +95,9 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if isinstance(model_options, dict):
         model_options = dict(model_options)
         for name, wire in _OPTIONS.items():
-            if isinstance(model_options.get(wire), (int, float)):
+            if isinstance(model_options.get(wire), (int, float)) and not isinstance(
+                model_options.get(wire), bool
+            ):
                 given[name] = model_options.pop(wire)
         stop = model_options.get("stop")
         if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
@@ -96,6 +110,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         given["reasoning_effort"] = rest.pop("think")
     if isinstance(rest.get("format"), dict):
         given["response_schema"] = rest.pop("format")
+    elif rest.get("format") == "json":
+        given["json_mode"] = rest.pop("format") == "json"
     fields = {
         "tools": tools,
         "tool_choice": None,
