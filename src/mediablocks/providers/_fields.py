@@ -105,9 +105,8 @@ def pop_settings(
     out: dict[str, Any] = {}
     for wire, name in names.items():
         value = data.get(wire)
-        if value is None or isinstance(value, bool) and numbers:
-            continue
-        if numbers and not isinstance(value, (int, float)):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if value is None or (numbers and not number):
             continue
         out[name] = data.pop(wire)
     return out

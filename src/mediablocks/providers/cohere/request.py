@@ -23,9 +23,9 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    pop_settings,
     rest_of,
     tool_choice_name,
-    pop_settings,
     tool_from,
     unsupported_setting,
     usage_numbers,
