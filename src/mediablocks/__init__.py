@@ -89,7 +89,13 @@ from .providers import (
     encode_with_report,
 )
 from .providers._report import Dropped, EncodeReport
-from .request import Request, decode_request, encode_request, encode_response
+from .request import (
+    Request,
+    decode_request,
+    encode_request,
+    encode_request_with_report,
+    encode_response,
+)
 from .settings import Settings
 from .stop_reasons import StopReason
 from .storage import load_history, media_summary, redacted, save_history
@@ -179,6 +185,7 @@ __all__ = [
     "encode",
     "encode_json",
     "encode_request",
+    "encode_request_with_report",
     "encode_response",
     "encode_with_report",
     "ensure_valid",

@@ -7,6 +7,11 @@ the tool choice, the settings, the model name, and every other field verbatim in
 request body into one; `encode_request` writes it back for any provider, so a gateway can take
 an Anthropic request and send it to Gemini. `encode_response` writes an `AssistantMessage` as
 the provider's response JSON, the inverse of `mb.decode` on a response.
+
+``extra`` belongs to one provider (``Request.provider``, set by `decode_request`): it goes back
+into that provider's body only. Encoding for another provider raises `UnsupportedSettingError`
+naming each field, or with ``unsupported="drop"`` leaves them out and reports them
+(`encode_request_with_report`), so one provider's fields never reach another's body.
 """
 
 from __future__ import annotations
@@ -18,18 +23,26 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .errors import DecodeError, InvalidOptionError
 from .messages import AssistantMessage, Message
-from .providers.registry import request_module
+from .providers._options import EncodeOptions
+from .providers._report import EncodeReport, drop_or_raise
+from .providers.registry import canonical_provider, request_module
 from .settings import Settings
 from .tools import Tool, check_tool_choice
 
-__all__ = ["Request", "decode_request", "encode_request", "encode_response"]
+__all__ = [
+    "Request",
+    "decode_request",
+    "encode_request",
+    "encode_request_with_report",
+    "encode_response",
+]
 
 
 class Request(BaseModel):
     """A provider-neutral chat request.
 
     Two requests are equal when their fields are, comparing messages without their ``id`` and
-    ``timestamp`` (which a provider's wire format does not carry), so
+    ``timestamp`` (which a provider's wire format does not carry) and without ``provider``, so
     ``decode_request(encode_request(r, p), p) == r``.
     """
 
@@ -42,6 +55,9 @@ class Request(BaseModel):
     model: str | None = None
     extra: dict[str, Any] = {}
     """Request fields mediablocks does not model, verbatim, under the provider's own names."""
+    provider: str | None = None
+    """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
+    that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
 
     @field_validator("settings", mode="before")
     @classmethod
@@ -59,7 +75,7 @@ class Request(BaseModel):
     __hash__ = None  # type: ignore[assignment]
 
     def _comparable(self) -> dict[str, Any]:
-        data = self.model_dump(exclude={"messages"})
+        data = self.model_dump(exclude={"messages", "provider"})
         data["messages"] = [
             message.model_dump(exclude={"id", "timestamp"}) for message in self.messages
         ]
@@ -91,7 +107,7 @@ def decode_request(body: Any, provider: str) -> Request:
     module = request_module(provider)
     fields, rest = module.decode_fields(data)
     messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
-    return Request(messages=messages, extra=rest, **fields)
+    return Request(messages=messages, extra=rest, provider=canonical_provider(provider), **fields)
 
 
 def encode_request(
@@ -104,23 +120,74 @@ def encode_request(
     """The request body (``target="json"``) or SDK keyword arguments for ``provider``:
     `mb.encode` of the messages with the request's tools, tool choice and settings, then its
     model and ``extra`` fields. An ``extra`` field that the encoding also produces raises
-    `InvalidOptionError`. ``options`` are `mb.encode`'s other keyword arguments."""
-    from .providers import encode
+    `InvalidOptionError`; ``extra`` of another provider's request raises
+    `UnsupportedSettingError` (``unsupported="drop"`` leaves it out, with a `DroppedWarning`).
+    ``options`` are `mb.encode`'s other keyword arguments."""
+    return _encode_request(request, provider, target, None, options)
+
+
+def encode_request_with_report(
+    request: Request,
+    provider: str,
+    *,
+    target: Literal["sdk", "json"] = "sdk",
+    **options: Any,
+) -> tuple[dict[str, Any], EncodeReport]:
+    """`encode_request`, plus an `EncodeReport` of everything left out because the caller
+    allowed it (``unsupported="drop"``): settings, schema keywords, tool choices, other
+    providers' blocks, and the fields of another provider's ``extra``."""
+    report = EncodeReport()
+    return _encode_request(request, provider, target, report, options), report
+
+
+def _encode_request(
+    request: Request,
+    provider: str,
+    target: str,
+    report: EncodeReport | None,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    from .providers import encode, encode_with_report
 
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
-    out = encode(
-        request.messages,
-        provider,
-        target=target,
-        tools=request.tools or None,
-        tool_choice=request.tool_choice,
-        settings=request.settings,
+    fields: dict[str, Any] = {
+        "target": target,
+        "tools": request.tools or None,
+        "tool_choice": request.tool_choice,
+        "settings": request.settings,
         **options,
-    )
+    }
+    if report is None:
+        out = encode(request.messages, provider, **fields)
+    else:
+        out, found = encode_with_report(request.messages, provider, **fields)
+        report.dropped.extend(found.dropped)
+    extra = _own_extra(request, canonical_provider(provider), options, report)
     module = request_module(provider)
-    body: dict[str, Any] = module.add_request_fields(out, request.model, request.extra, target)
+    body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
     return body
+
+
+def _own_extra(
+    request: Request, provider: str, options: dict[str, Any], report: EncodeReport | None
+) -> dict[str, Any]:
+    """``request.extra`` when it is ``provider``'s (or nobody's); else each field is raised or
+    dropped and reported: another provider's field names mean something else here, or
+    nothing."""
+    source = request.provider
+    if source is None or not request.extra or canonical_provider(source) == provider:
+        return request.extra
+    unsupported = options.get("unsupported", "error")
+    chosen = EncodeOptions(unsupported=unsupported, report=report)
+    for key in request.extra:
+        drop_or_raise(
+            chosen,
+            provider,
+            f"{source} request field {key!r}",
+            f"it is {source}'s own field, never copied into another provider's body",
+        )
+    return {}
 
 
 def encode_response(message: AssistantMessage, provider: str) -> dict[str, Any]:
