@@ -34,7 +34,7 @@ from .._options import EncodeOptions
 from .._report import drop_or_raise
 from .._schema import to_gemini_schema
 from ._wire import PROVIDER, _camel_key, _respell
-from .decode import _json_safe
+from .decode import _CANDIDATE_NOTES, _json_safe
 from .translate import to_gemini
 
 __all__ = [
@@ -268,7 +268,13 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     finish = reason or provider_stop_reason_for(message.stop_reason, PROVIDER)
     if finish:
         candidate["finishReason"] = finish
+    notes = message.metadata.get(PROVIDER, {}) if message.provider == PROVIDER else {}
+    for key in _CANDIDATE_NOTES:  # citations, grounding... as the reply carried them
+        if key in notes:
+            candidate[_camel_key(key)] = _respell(notes[key], _camel_key)
     body: dict[str, Any] = {"candidates": [candidate]}
+    if "prompt_feedback" in notes:
+        body["promptFeedback"] = _respell(notes["prompt_feedback"], _camel_key)
     usage = usage_numbers(message, PROVIDER)
     if usage is None and message.usage is not None:
         numbers = message.usage
