@@ -246,4 +246,5 @@ def test_openai_chat_citations_go_back_as_message_annotations() -> None:
     body = mb.encode_response(message, "openai-chat")
     parsed = ChatCompletion.model_validate(body)
     annotations = parsed.choices[0].message.annotations
-    assert annotations is not None and annotations[0].url_citation.url == "https://x.org"
+    assert annotations is not None
+    assert annotations[0].url_citation.url == "https://x.org"
