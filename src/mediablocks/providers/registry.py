@@ -470,9 +470,7 @@ REGISTRY: tuple[Provider, ...] = (
                         "files": "no Files API: file ids raise",
                     }
                 ),
-                parts=MappingProxyType(
-                    {"stream": "anthropic", "tokens": "anthropic", "request": "anthropic"}
-                ),
+                parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
             ),
         )
         for platform, title, aliases, client, version in (
