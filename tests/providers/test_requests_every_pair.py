@@ -144,7 +144,8 @@ def source_request(provider: str) -> mb.Request:
         body[key] = value
     request = mb.decode_request(body, provider)
     assert request.extra, f"{provider}'s own field is kept in extra"
-    return request
+    # Claude on Bedrock/Vertex takes the model in the URL: the body has none to decode.
+    return request.model_copy(update={"model": request.model or "model-1"})
 
 
 def _media(request: mb.Request) -> list[str]:
