@@ -151,11 +151,12 @@ def _encode_request(
 
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
+    module = request_module(provider)
     fields: dict[str, Any] = {
         "target": target,
         "tools": request.tools or None,
         "tool_choice": request.tool_choice,
-        "settings": request.settings,
+        "settings": _model_settings(request, provider, module, options, report),
         **options,
     }
     if report is None:
@@ -164,9 +165,29 @@ def _encode_request(
         out, found = encode_with_report(request.messages, provider, **fields)
         report.dropped.extend(found.dropped)
     extra = _own_extra(request, canonical_provider(provider), options, report)
-    module = request_module(provider)
     body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
     return body
+
+
+def _model_settings(
+    request: Request,
+    provider: str,
+    module: Any,
+    options: dict[str, Any],
+    report: EncodeReport | None,
+) -> Settings:
+    """The settings without those the request's model rejects (xAI's reasoning models refuse
+    ``stop``...): each one raised, or dropped and reported."""
+    refuses = getattr(module, "model_refuses", None)
+    if refuses is None or request.model is None:
+        return request.settings
+    chosen = EncodeOptions(unsupported=options.get("unsupported", "error"), report=report)
+    cleared: dict[str, Any] = {}
+    for name, reason in refuses(request.model).items():
+        if getattr(request.settings, name) is not None:
+            drop_or_raise(chosen, canonical_provider(provider), f"setting {name}", reason)
+            cleared[name] = None
+    return request.settings.model_copy(update=cleared) if cleared else request.settings
 
 
 def _own_extra(

@@ -123,10 +123,10 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
     entry = provider_entry(name)
     if entry.profile is not None:
         # A profile over another provider's translator: its replies say which endpoint they
-        # came from, and (sharing the translator as is) it refuses what its endpoint cannot take.
+        # came from, and it refuses what its endpoint cannot take (also where it wraps the
+        # translator: llama.cpp's inlines URLs but takes no PDF or audio either).
         decoder = labelled_decoder(name, decoder)
-        if entry.package == TRANSLATORS[entry.profile.base][0]:
-            encoder = checked_encoder(name, encoder, entry.limits())
+        encoder = checked_encoder(name, encoder, entry.limits())
     with _lock:
         pair = _loaded.setdefault(name, (encoder, decoder))
     return pair
