@@ -16,17 +16,21 @@ naming each field, or with ``unsupported="drop"`` leaves them out and reports th
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .blocks import ToolResultBlock
 from .errors import DecodeError, InvalidOptionError
+from .media import MediaBlock
 from .messages import AssistantMessage, Message
 from .providers._options import EncodeOptions
 from .providers._report import EncodeReport, drop_or_raise
 from .providers.registry import canonical_provider, request_module
 from .settings import Settings
+from .sources import FileIdSource, URLSource
 from .tools import Tool, check_tool_choice
 
 __all__ = [
@@ -42,8 +46,9 @@ class Request(BaseModel):
     """A provider-neutral chat request.
 
     Two requests are equal when their fields are, comparing messages without their ``id`` and
-    ``timestamp`` (which a provider's wire format does not carry) and without ``provider``, so
-    ``decode_request(encode_request(r, p), p) == r``.
+    ``timestamp`` (which a provider's wire format does not carry) and without ``provider``, and
+    media by content (their bytes and type, whether held as bytes, base64 or a local file), so
+    ``decode_request(encode_request(r, p), p) == r`` with media too.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -76,10 +81,35 @@ class Request(BaseModel):
 
     def _comparable(self) -> dict[str, Any]:
         data = self.model_dump(exclude={"messages", "provider"})
-        data["messages"] = [
-            message.model_dump(exclude={"id", "timestamp"}) for message in self.messages
-        ]
+        data["messages"] = [_comparable_message(message) for message in self.messages]
         return data
+
+
+def _comparable_message(message: Message) -> dict[str, Any]:
+    """A message as a request compares it: no ``id`` or ``timestamp``, media by content."""
+    data = message.model_dump(exclude={"id", "timestamp", "content"})
+    content = getattr(message, "content", None)
+    if isinstance(content, list):
+        data["content"] = [_comparable_block(block) for block in content]
+    return data
+
+
+def _comparable_block(block: Any) -> Any:
+    """A block for comparison: a media block by its bytes (a digest) and their type, however it
+    holds them (bytes, base64, a local file); a URL or file id by the reference itself."""
+    if isinstance(block, MediaBlock):
+        data = block.model_dump(exclude={"source", "declared_mime", "strict"})
+        if isinstance(block.source, (URLSource, FileIdSource)) and not block.loaded:
+            data["content"] = (block.source.model_dump(), block.declared_mime)
+        else:
+            digest = hashlib.sha256(block.read()).hexdigest()
+            data["content"] = (digest, block.mime_type)
+        return data
+    if isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+        data = block.model_dump(exclude={"content"})
+        data["content"] = [_comparable_block(inner) for inner in block.content]
+        return data
+    return block.model_dump() if isinstance(block, BaseModel) else block
 
 
 def _body(payload: Any, provider: str) -> dict[str, Any]:
