@@ -1,6 +1,8 @@
 """Ollama chat request fields beside the messages, and the response body.
 
 - tools -> ``tools`` of ``{"type": "function", "function": {...}}``; Ollama has no strict mode.
+  Schemas go in the shape ollama-python models: no ``title``, a ``default`` said in the
+  description (see `to_ollama_schema`).
 - tool choice: Ollama has no such field. ``auto`` is its behaviour and sends nothing; ``none``,
   ``required`` and a tool name raise `UnsupportedSettingError` (or are dropped and reported).
 - ``max_tokens`` -> ``options.num_predict``; ``temperature``, ``top_p``, ``stop`` ->
@@ -27,6 +29,7 @@ from .._fields import (
     usage_numbers,
 )
 from .._options import EncodeOptions
+from .._schema import to_ollama_schema
 from .translate import PROVIDER, to_ollama
 
 __all__ = [
@@ -53,7 +56,12 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``options``, ``think`` and ``format`` for ``client.chat``."""
     out: dict[str, Any] = {}
     if options.tools:
-        out["tools"] = function_tools(options, PROVIDER, strict=False)
+        out["tools"] = [
+            {**tool, "function": {**tool["function"], "parameters": to_ollama_schema(params)}}
+            if isinstance(params := tool["function"].get("parameters"), dict)
+            else tool
+            for tool in function_tools(options, PROVIDER, strict=False)
+        ]
     if options.tool_choice not in (None, "auto"):
         unsupported_setting(
             options,
