@@ -88,6 +88,7 @@ from .providers import (
     encode_json,
     encode_with_report,
 )
+from .providers._harness import harness_resume
 from .providers._report import Dropped, EncodeReport
 from .request import (
     Request,
@@ -193,6 +194,7 @@ __all__ = [
     "fetch",
     "filter_messages",
     "from_stream",
+    "harness_resume",
     "image_tokens",
     "limits_for",
     "load_history",

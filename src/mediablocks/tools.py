@@ -70,6 +70,20 @@ class Tool(BaseModel):
                 f"not type {self.parameters.get('type')!r}"
             )
 
+    def to_harness(self) -> dict[str, Any]:
+        """The tool as an Amazon Bedrock AgentCore Harness ``inline_function`` entry, for
+        ``InvokeHarness(tools=[...])``: the harness pauses when the model calls it and hands the
+        call to your code (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/
+        harness-tools.html; ``HarnessTool``, ``HarnessInlineFunctionConfig`` in the API
+        reference). The harness requires a description (1 to 4096 characters)."""
+        if not 1 <= len(self.description) <= 4096:
+            raise InvalidOptionError(
+                f"tool {self.name!r}: a Harness inline function needs a description of 1 to "
+                f"4096 characters, not {len(self.description)}"
+            )
+        config = {"description": self.description, "inputSchema": self.parameters}
+        return {"type": "inline_function", "name": self.name, "config": {"inlineFunction": config}}
+
     @classmethod
     def from_model(
         cls,
