@@ -57,14 +57,14 @@ def test_the_largest_images_share_and_small_ones_stay_as_they_are() -> None:
     small = ImageBlock.from_bytes(noisy_photos(1, (200, 150), 80)[0])
     large = [ImageBlock.from_bytes(photo) for photo in noisy_photos(3, (1800, 1350), 95)]
     total = sum(len(block.read()) for block in large)
-    text = TextBlock(text="x" * (20_000_000 - (total * 4 // 3) // 2))  # half the room is text
+    text = TextBlock(text="x" * (4_000_000 - (total * 4 // 3) // 2))  # half the room is text
     messages = [UserMessage(content=[text, small, *large])]
-    prepared, report = prepare_with_report(messages, "gemini")  # 20 MB inline, base64
+    prepared, report = prepare_with_report(messages, "groq")  # 4 MB per request, base64
     assert prepared[0].content[1] is small
     assert not report.blocks[0].changed
     assert all(entry.changed for entry in report.blocks[1:])
-    body = encode_json(prepared, "gemini")
-    assert len(body) < 20_000_000
+    body = encode_json(prepared, "groq")
+    assert len(body) < 4_000_000
     kinds = [change.kind for change in report.blocks[1].changes]
     assert kinds[-1] == "shared"
     assert "re-encoded" in kinds
@@ -73,11 +73,11 @@ def test_the_largest_images_share_and_small_ones_stay_as_they_are() -> None:
 def test_no_share_fits_raises_naming_the_limit() -> None:
     photo = ImageBlock.from_bytes(noisy_photos(1, (1600, 1200), 90)[0])
     # About 10 KB left: less than the photo takes at the floor (512 px, quality 40).
-    text = TextBlock(text="x" * (20_000_000 - 64 * 1024 - 10_000))
+    text = TextBlock(text="x" * (4_000_000 - 64 * 1024 - 10_000))
     with pytest.raises(DoesNotFitError) as caught:
-        prepare([UserMessage(content=[text, photo])], "gemini")
+        prepare([UserMessage(content=[text, photo])], "groq")
     assert any("does not fit its share" in problem for problem in caught.value.problems)
-    assert any("request limit of 20,000,000" in problem for problem in caught.value.problems)
-    no_room = TextBlock(text="x" * 19_990_000)
+    assert any("request limit of 4,000,000" in problem for problem in caught.value.problems)
+    no_room = TextBlock(text="x" * 3_990_000)
     with pytest.raises(DoesNotFitError, match="0 raw bytes are left"):
-        prepare([UserMessage(content=[no_room, photo])], "gemini")
+        prepare([UserMessage(content=[no_room, photo])], "groq")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import mediablocks as mb
@@ -79,3 +81,36 @@ def test_writing_back_gives_a_value_that_reads_the_same(provider: str, reason: s
     raw = provider_stop_reason_for(reason, provider)
     assert raw is not None
     assert normalize_stop_reason(raw, provider, tool_calls=reason == "tool_use") == reason
+
+
+def _sdk_stop_values() -> dict[str, set[str]]:
+    from typing import get_args
+
+    import cohere
+    import mistralai.client.models as mm
+    from anthropic.types import StopReason
+    from google.genai import types as gt
+    from mypy_boto3_bedrock_runtime.literals import StopReasonType
+    from openai.types.chat.chat_completion import Choice
+
+    def literal(value: Any) -> set[str]:
+        found: set[str] = set()
+        for arg in get_args(value):
+            found |= literal(arg) if get_args(arg) else {arg} if isinstance(arg, str) else set()
+        return found
+
+    return {
+        "bedrock": literal(StopReasonType),
+        "mistral": literal(mm.ChatCompletionChoiceFinishReason),
+        "anthropic": literal(StopReason),
+        "cohere": literal(cohere.ChatFinishReason),
+        "gemini": {reason.value for reason in gt.FinishReason},
+        "openai-chat": literal(Choice.model_fields["finish_reason"].annotation),
+    }
+
+
+@pytest.mark.parametrize("reason", STOP_REASONS)
+def test_a_response_gets_only_stop_values_its_provider_accepts(reason: str) -> None:
+    # `pause` and `other` have no Bedrock or Mistral value: their SDKs' enums refuse them.
+    for provider, accepted in _sdk_stop_values().items():
+        assert provider_stop_reason_for(reason, provider) in accepted, (provider, reason)

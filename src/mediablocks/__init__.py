@@ -93,8 +93,15 @@ from .providers import (
     encode_json,
     encode_with_report,
 )
+from .providers._harness import harness_resume
 from .providers._report import Dropped, EncodeReport
-from .request import Request, decode_request, encode_request, encode_response
+from .request import (
+    Request,
+    decode_request,
+    encode_request,
+    encode_request_with_report,
+    encode_response,
+)
 from .settings import Settings
 from .stop_reasons import StopReason
 from .storage import load_history, media_summary, redacted, save_history
@@ -189,6 +196,7 @@ __all__ = [
     "encode",
     "encode_json",
     "encode_request",
+    "encode_request_with_report",
     "encode_response",
     "encode_with_report",
     "ensure_valid",
@@ -196,6 +204,7 @@ __all__ = [
     "fetch",
     "filter_messages",
     "from_stream",
+    "harness_resume",
     "image_tokens",
     "limits_for",
     "load_history",

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .blocks import Block, RawBlock, _block_adapter, summarize_validation_error
-from .errors import DecodeError
+from .errors import DecodeError, MediaBlocksError
 
 __all__ = ["parse_blocks"]
 
@@ -30,7 +30,9 @@ def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> li
     ``image``/``document`` with an Anthropic ``source``, ``redacted_thinking``, server tool
     blocks...) is read as Anthropic's translator reads it. With ``unknown="raw"``, an item
     mediablocks cannot read (an unknown ``type``, or a known one that does not validate) is kept
-    verbatim as ``RawBlock(provider="unknown", data=item)`` instead of failing the whole list.
+    verbatim as ``RawBlock(provider="unknown", data=item)`` instead of failing the whole list;
+    so is a Claude-native block that does not decode (a ``tool_use`` without an ``id``, an
+    ``image`` whose source is broken).
     """
     if isinstance(data, (str, bytes)):
         try:
@@ -41,7 +43,14 @@ def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> li
         raise DecodeError(f"a block list is a JSON list, not {type(data).__name__}")
     out: list[Block] = []
     for number, item in enumerate(data):
-        native = _claude_native(item, number)
+        try:
+            native = _claude_native(item, number)
+        except MediaBlocksError:
+            if unknown != "raw":
+                raise
+            # A malformed Claude block (a tool_use without an id, an image with a bad source)
+            # is kept verbatim like any block that does not validate: the list still loads.
+            native = RawBlock(provider="unknown", data=item)
         if native is not None:
             out.append(native)
             continue

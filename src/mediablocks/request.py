@@ -7,30 +7,48 @@ the tool choice, the settings, the model name, and every other field verbatim in
 request body into one; `encode_request` writes it back for any provider, so a gateway can take
 an Anthropic request and send it to Gemini. `encode_response` writes an `AssistantMessage` as
 the provider's response JSON, the inverse of `mb.decode` on a response.
+
+``extra`` belongs to one provider (``Request.provider``, set by `decode_request`): it goes back
+into that provider's body only. Encoding for another provider raises `UnsupportedSettingError`
+naming each field, or with ``unsupported="drop"`` leaves them out and reports them
+(`encode_request_with_report`), so one provider's fields never reach another's body.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .blocks import ToolResultBlock
 from .errors import DecodeError, InvalidOptionError
+from .media import MediaBlock
 from .messages import AssistantMessage, Message
-from .providers.registry import request_module
+from .providers._options import EncodeOptions
+from .providers._report import EncodeReport, drop_or_raise
+from .providers.registry import canonical_provider, request_module
 from .settings import Settings
+from .sources import FileIdSource, URLSource
 from .tools import Tool, check_tool_choice
 
-__all__ = ["Request", "decode_request", "encode_request", "encode_response"]
+__all__ = [
+    "Request",
+    "decode_request",
+    "encode_request",
+    "encode_request_with_report",
+    "encode_response",
+]
 
 
 class Request(BaseModel):
     """A provider-neutral chat request.
 
     Two requests are equal when their fields are, comparing messages without their ``id`` and
-    ``timestamp`` (which a provider's wire format does not carry), so
-    ``decode_request(encode_request(r, p), p) == r``.
+    ``timestamp`` (which a provider's wire format does not carry) and without ``provider``, and
+    media by content (their bytes and type, whether held as bytes, base64 or a local file), so
+    ``decode_request(encode_request(r, p), p) == r`` with media too.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -42,6 +60,9 @@ class Request(BaseModel):
     model: str | None = None
     extra: dict[str, Any] = {}
     """Request fields mediablocks does not model, verbatim, under the provider's own names."""
+    provider: str | None = None
+    """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
+    that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
 
     @field_validator("settings", mode="before")
     @classmethod
@@ -59,11 +80,36 @@ class Request(BaseModel):
     __hash__ = None  # type: ignore[assignment]
 
     def _comparable(self) -> dict[str, Any]:
-        data = self.model_dump(exclude={"messages"})
-        data["messages"] = [
-            message.model_dump(exclude={"id", "timestamp"}) for message in self.messages
-        ]
+        data = self.model_dump(exclude={"messages", "provider"})
+        data["messages"] = [_comparable_message(message) for message in self.messages]
         return data
+
+
+def _comparable_message(message: Message) -> dict[str, Any]:
+    """A message as a request compares it: no ``id`` or ``timestamp``, media by content."""
+    data = message.model_dump(exclude={"id", "timestamp", "content"})
+    content = getattr(message, "content", None)
+    if isinstance(content, list):
+        data["content"] = [_comparable_block(block) for block in content]
+    return data
+
+
+def _comparable_block(block: Any) -> Any:
+    """A block for comparison: a media block by its bytes (a digest) and their type, however it
+    holds them (bytes, base64, a local file); a URL or file id by the reference itself."""
+    if isinstance(block, MediaBlock):
+        data = block.model_dump(exclude={"source", "declared_mime", "strict"})
+        if isinstance(block.source, (URLSource, FileIdSource)) and not block.loaded:
+            data["content"] = (block.source.model_dump(), block.declared_mime)
+        else:
+            digest = hashlib.sha256(block.read()).hexdigest()
+            data["content"] = (digest, block.mime_type)
+        return data
+    if isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+        data = block.model_dump(exclude={"content"})
+        data["content"] = [_comparable_block(inner) for inner in block.content]
+        return data
+    return block.model_dump() if isinstance(block, BaseModel) else block
 
 
 def _body(payload: Any, provider: str) -> dict[str, Any]:
@@ -91,7 +137,7 @@ def decode_request(body: Any, provider: str) -> Request:
     module = request_module(provider)
     fields, rest = module.decode_fields(data)
     messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
-    return Request(messages=messages, extra=rest, **fields)
+    return Request(messages=messages, extra=rest, provider=canonical_provider(provider), **fields)
 
 
 def encode_request(
@@ -104,23 +150,95 @@ def encode_request(
     """The request body (``target="json"``) or SDK keyword arguments for ``provider``:
     `mb.encode` of the messages with the request's tools, tool choice and settings, then its
     model and ``extra`` fields. An ``extra`` field that the encoding also produces raises
-    `InvalidOptionError`. ``options`` are `mb.encode`'s other keyword arguments."""
-    from .providers import encode
+    `InvalidOptionError`; ``extra`` of another provider's request raises
+    `UnsupportedSettingError` (``unsupported="drop"`` leaves it out, with a `DroppedWarning`).
+    ``options`` are `mb.encode`'s other keyword arguments."""
+    return _encode_request(request, provider, target, None, options)
+
+
+def encode_request_with_report(
+    request: Request,
+    provider: str,
+    *,
+    target: Literal["sdk", "json"] = "sdk",
+    **options: Any,
+) -> tuple[dict[str, Any], EncodeReport]:
+    """`encode_request`, plus an `EncodeReport` of everything left out because the caller
+    allowed it (``unsupported="drop"``): settings, schema keywords, tool choices, other
+    providers' blocks, and the fields of another provider's ``extra``."""
+    report = EncodeReport()
+    return _encode_request(request, provider, target, report, options), report
+
+
+def _encode_request(
+    request: Request,
+    provider: str,
+    target: str,
+    report: EncodeReport | None,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    from .providers import encode, encode_with_report
 
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
-    out = encode(
-        request.messages,
-        provider,
-        target=target,
-        tools=request.tools or None,
-        tool_choice=request.tool_choice,
-        settings=request.settings,
-        **options,
-    )
     module = request_module(provider)
-    body: dict[str, Any] = module.add_request_fields(out, request.model, request.extra, target)
+    fields: dict[str, Any] = {
+        "target": target,
+        "tools": request.tools or None,
+        "tool_choice": request.tool_choice,
+        "settings": _model_settings(request, provider, module, options, report),
+        **options,
+    }
+    if report is None:
+        out = encode(request.messages, provider, **fields)
+    else:
+        out, found = encode_with_report(request.messages, provider, **fields)
+        report.dropped.extend(found.dropped)
+    extra = _own_extra(request, canonical_provider(provider), options, report)
+    body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
     return body
+
+
+def _model_settings(
+    request: Request,
+    provider: str,
+    module: Any,
+    options: dict[str, Any],
+    report: EncodeReport | None,
+) -> Settings:
+    """The settings without those the request's model rejects (xAI's reasoning models refuse
+    ``stop``...): each one raised, or dropped and reported."""
+    refuses = getattr(module, "model_refuses", None)
+    if refuses is None or request.model is None:
+        return request.settings
+    chosen = EncodeOptions(unsupported=options.get("unsupported", "error"), report=report)
+    cleared: dict[str, Any] = {}
+    for name, reason in refuses(request.model).items():
+        if getattr(request.settings, name) is not None:
+            drop_or_raise(chosen, canonical_provider(provider), f"setting {name}", reason)
+            cleared[name] = None
+    return request.settings.model_copy(update=cleared) if cleared else request.settings
+
+
+def _own_extra(
+    request: Request, provider: str, options: dict[str, Any], report: EncodeReport | None
+) -> dict[str, Any]:
+    """``request.extra`` when it is ``provider``'s (or nobody's); else each field is raised or
+    dropped and reported: another provider's field names mean something else here, or
+    nothing."""
+    source = request.provider
+    if source is None or not request.extra or canonical_provider(source) == provider:
+        return request.extra
+    unsupported = options.get("unsupported", "error")
+    chosen = EncodeOptions(unsupported=unsupported, report=report)
+    for key in request.extra:
+        drop_or_raise(
+            chosen,
+            provider,
+            f"{source} request field {key!r}",
+            f"it is {source}'s own field, never copied into another provider's body",
+        )
+    return {}
 
 
 def encode_response(message: AssistantMessage, provider: str) -> dict[str, Any]:

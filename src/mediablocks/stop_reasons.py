@@ -178,14 +178,21 @@ def normalize_stop_reason(
 
 
 def provider_stop_reason_for(reason: str | None, provider: str) -> str | None:
-    """The provider's own value for a normalised reason (for writing a response back)."""
+    """The provider's own value for a normalised reason (for writing a response back).
+
+    Only values the provider documents are written: a reason it has no value for (``pause`` or
+    ``other`` for Bedrock and Mistral) becomes its plain end-of-turn value."""
     if reason is None:
         return None
     name = _canonical(provider) or provider
     reverse = _REVERSE.get(name, {})
     if reason in reverse:
         return reverse[reason]
-    for raw, normal in _TABLES.get(name, {}).items():
+    table = _TABLES.get(name, {})
+    for raw, normal in table.items():
         if normal == reason:
+            return raw
+    for raw, normal in table.items():
+        if normal == "end_turn":
             return raw
     return reason

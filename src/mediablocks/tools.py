@@ -35,6 +35,9 @@ class Tool(BaseModel):
     ``strict`` asks providers that can enforce the schema exactly (OpenAI's strict mode) to do
     so; the schema is then made strict-compatible (every property required, no extra
     properties), and providers without such a mode raise unless the caller chose to drop it.
+    ``False`` is sent as ``strict: false`` where a provider has the flag; ``None`` (what a
+    decoded tool holds when its definition had no ``strict`` key) sends no flag, so the
+    provider's own default applies and a round trip gives the definition back unchanged.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -42,7 +45,7 @@ class Tool(BaseModel):
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    strict: bool = False
+    strict: bool | None = False
     provider_data: dict[str, dict[str, Any]] = {}
     """Unmodelled fields of a provider's tool definition (``cache_control``...), by provider,
     sent back out to that provider only."""
@@ -66,6 +69,20 @@ class Tool(BaseModel):
                 f"tool {self.name!r}: parameters must be an object schema, "
                 f"not type {self.parameters.get('type')!r}"
             )
+
+    def to_harness(self) -> dict[str, Any]:
+        """The tool as an Amazon Bedrock AgentCore Harness ``inline_function`` entry, for
+        ``InvokeHarness(tools=[...])``: the harness pauses when the model calls it and hands the
+        call to your code (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/
+        harness-tools.html; ``HarnessTool``, ``HarnessInlineFunctionConfig`` in the API
+        reference). The harness requires a description (1 to 4096 characters)."""
+        if not 1 <= len(self.description) <= 4096:
+            raise InvalidOptionError(
+                f"tool {self.name!r}: a Harness inline function needs a description of 1 to "
+                f"4096 characters, not {len(self.description)}"
+            )
+        config = {"description": self.description, "inputSchema": self.parameters}
+        return {"type": "inline_function", "name": self.name, "config": {"inlineFunction": config}}
 
     @classmethod
     def from_model(

@@ -109,10 +109,11 @@ def test_a_request_decodes_with_unmodelled_fields_in_extra() -> None:
     assert [t.name for t in request.tools] == ["get_weather"]
     assert request.tools[0].provider_data == {"anthropic": {"cache_control": {"type": "ephemeral"}}}
     assert request.tool_choice == "required"
-    assert request.settings == mb.Settings(max_tokens=1024, stop=["END"], reasoning_effort="low")
+    assert request.settings == mb.Settings(
+        max_tokens=1024, stop=["END"], reasoning_effort="low", parallel_tool_calls=False
+    )
     assert request.extra == {
         "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 2}],
-        "tool_choice": {"disable_parallel_tool_use": True},
         "metadata": {"user_id": "u-1"},
         "service_tier": "auto",
     }
@@ -175,3 +176,27 @@ def test_a_response_from_elsewhere_gets_anthropic_names() -> None:
     assert body["stop_reason"] == "max_tokens"
     assert body["usage"]["input_tokens"] == 6
     assert body["usage"]["cache_read_input_tokens"] == 4
+
+
+@pytest.mark.parametrize(
+    ("provider", "version"),
+    [("anthropic-bedrock", "bedrock-2023-05-31"), ("anthropic-vertex", "vertex-2023-10-16")],
+)
+def test_a_platform_json_body_round_trips_without_model(provider: str, version: str) -> None:
+    # Bedrock InvokeModel and Vertex rawPredict take the model in the URL, not the body.
+    request = mb.Request(
+        messages=[mb.UserMessage.text("Hi")],
+        tools=[TOOL],
+        settings=mb.Settings(max_tokens=10),
+        model="claude-x",
+    )
+    body = mb.encode_request(request, provider, target="json")
+    assert "model" not in body
+    assert body["anthropic_version"] == version
+    decoded = mb.decode_request(body, provider)
+    assert decoded.extra == {}
+    assert decoded == request.model_copy(update={"model": None})
+    assert mb.encode_request(decoded, provider, target="json") == body
+    sdk = mb.encode_request(request, provider)
+    assert sdk["model"] == "claude-x"
+    assert "anthropic_version" not in sdk

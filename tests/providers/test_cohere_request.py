@@ -169,11 +169,12 @@ def test_a_request_decodes_and_round_trips() -> None:
     assert [(t.name, t.strict, t.parameters) for t in request.tools] == [
         ("get_weather", True, TOOL.parameters)
     ]
-    assert request.settings == mb.Settings(max_tokens=200, temperature=0.1, top_p=0.5, stop="END")
+    assert request.settings == mb.Settings(
+        max_tokens=200, temperature=0.1, top_p=0.5, stop="END", seed=7
+    )
     assert request.extra == {
         "thinking": {"type": "disabled"},
         "safety_mode": "STRICT",
-        "seed": 7,
         "citation_options": {"mode": "FAST"},
     }
     documents = request.messages[-1]
@@ -196,9 +197,9 @@ def test_a_request_with_every_setting_round_trips() -> None:
             stop=["a", "b"],
             reasoning_effort="high",
             response_schema={"title": "Out", "type": "object", "properties": {}},
+            top_k=20,
         ),
         model="command-a",
-        extra={"k": 20},
     )
     body = checked(mb.encode_request(request, "cohere"))
     assert (body["tool_choice"], body["k"], body["p"]) == ("NONE", 20, 0.9)
@@ -210,7 +211,7 @@ def test_unmodelled_shapes_stay_verbatim_in_extra() -> None:
         "model": "m",
         "messages": [{"role": "user", "content": "hi"}],
         "tool_choice": "SOMETHING_NEW",
-        "response_format": {"type": "json_object"},
+        "response_format": {"type": "json_object", "schema_version": "x"},
         "thinking": {"type": "enabled", "token_budget": 1234},
         "strict_tools": False,
     }

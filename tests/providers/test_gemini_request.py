@@ -106,14 +106,14 @@ def test_a_request_round_trips(target: str) -> None:
         model="gemini-3-pro",
         extra={"config": {"safety_settings": []}}
         if target == "sdk"
-        else {"safetySettings": [], "generationConfig": {"seed": 4}},
+        else {"safetySettings": [], "generationConfig": {"candidateCount": 1}},
     )
     body = mb.encode_request(request, "gemini", target=target)  # type: ignore[arg-type]
     if target == "sdk":
         gt.GenerateContentConfig.model_validate(body["config"])
         assert body["config"]["safety_settings"] == []
     else:
-        assert body["generationConfig"]["seed"] == 4
+        assert body["generationConfig"]["candidateCount"] == 1
     assert mb.decode_request(body, "gemini") == request
 
 
@@ -152,3 +152,44 @@ def test_calls_without_ids_get_the_same_ids_on_every_decode() -> None:
     assert isinstance(first, mb.AssistantMessage)
     assert isinstance(second, mb.AssistantMessage)
     assert first.tool_calls[0].id == second.tool_calls[0].id
+
+
+SNAKE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "high_c": {"type": "number"},
+        "day_info": {
+            "type": "object",
+            "properties": {"week_day": {"type": "string"}},
+            "required": ["week_day"],
+        },
+    },
+    "required": ["high_c", "day_info"],
+}
+
+
+def test_json_target_keeps_user_schemas_and_args_as_written() -> None:
+    # Only envelope fields are camelCased on the REST body; property names and `required`
+    # inside a tool schema or response schema are the caller's data.
+    tool = mb.Tool(name="forecast", description="Forecast.", parameters=SNAKE_SCHEMA)
+    request = mb.Request(
+        messages=[
+            mb.UserMessage.text("Hot?"),
+            mb.AssistantMessage(
+                content=[mb.ToolCallBlock(id="c1", name="forecast", args={"high_c": 30})]
+            ),
+        ],
+        tools=[tool],
+        settings=mb.Settings(response_schema=SNAKE_SCHEMA),
+    )
+    body = mb.encode_request(request, "gemini", target="json")
+    declared = body["tools"][0]["functionDeclarations"][0]["parameters"]
+    assert set(declared["properties"]) == {"high_c", "day_info"}
+    assert declared["required"] == ["high_c", "day_info"]
+    schema = body["generationConfig"]["responseJsonSchema"]
+    assert schema == SNAKE_SCHEMA
+    assert body["contents"][1]["parts"][0]["functionCall"]["args"] == {"high_c": 30}
+    gt.GenerateContentConfig.model_validate({"response_json_schema": schema})
+    decoded = mb.decode_request(body, "gemini")
+    assert decoded.tools == [tool]
+    assert decoded.settings.response_schema == SNAKE_SCHEMA

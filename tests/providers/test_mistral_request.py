@@ -72,7 +72,8 @@ def test_a_request_decodes_and_round_trips() -> None:
     request = mb.decode_request(BODY, "mistral")
     assert request.tool_choice == "required"
     assert request.tools[0].parameters == {}  # kept as sent
-    assert request.extra == {"safe_prompt": True, "random_seed": 3}
+    assert request.extra == {"safe_prompt": True}
+    assert request.settings.seed == 3
     body = mb.encode_request(request, "mistral")
     checked(body)
     assert mb.decode_request(body, "mistral") == request

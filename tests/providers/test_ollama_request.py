@@ -143,3 +143,25 @@ def test_decoding_twice_gives_the_same_ids_and_given_result_ids_round_trip() -> 
     messages = mb.encode(first, "ollama")["messages"]
     assert "tool_call_id" not in messages[2]  # Ollama did not send one there
     assert messages[3]["tool_call_id"] == "c9"
+
+
+def test_tool_schemas_hold_only_what_the_sdk_models() -> None:
+    from ollama._types import Tool
+
+    def forecast(city_name: str, days: int = 1) -> str:
+        """Forecast.
+
+        Args:
+            city_name: The city.
+            days: How many days.
+        """
+        return city_name
+
+    tool = mb.Tool.from_function(forecast)
+    assert "title" in str(tool.parameters)
+    [sent] = mb.encode([mb.UserMessage.text("hi")], "ollama", tools=[tool])["tools"]
+    # the SDK drops what it does not model: what we send must survive it unchanged
+    assert Tool.model_validate(sent).model_dump(exclude_none=True, by_alias=True) == sent
+    days = sent["function"]["parameters"]["properties"]["days"]
+    assert days == {"type": "integer", "description": "How many days. (default: 1)"}
+    assert set(sent["function"]["parameters"]["properties"]) == {"city_name", "days"}

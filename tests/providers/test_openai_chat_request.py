@@ -112,12 +112,12 @@ BODY: dict[str, Any] = {
 def test_a_request_decodes_and_round_trips() -> None:
     request = mb.decode_request(BODY, "openai")
     assert request.tool_choice == "required"
-    assert request.settings == mb.Settings(max_tokens=200, temperature=0.1, stop=["END"])
+    assert request.settings == mb.Settings(
+        max_tokens=200, temperature=0.1, stop=["END"], json_mode=True, parallel_tool_calls=False
+    )
     assert request.extra == {
-        "response_format": {"type": "json_object"},
         "metadata": {"run": "7"},
         "service_tier": "flex",
-        "parallel_tool_calls": False,
     }
     body = mb.encode_request(request, "openai")
     check_typed_dict(PARAMS, body)

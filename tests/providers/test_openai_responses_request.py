@@ -151,3 +151,19 @@ def test_a_text_reply_from_elsewhere_is_a_valid_response() -> None:
     [again] = mb.decode(body, "openai-responses")
     assert isinstance(again, mb.AssistantMessage)
     assert (again.text, again.stop_reason) == ("Hi", "max_tokens")
+
+
+@pytest.mark.parametrize("given", [{}, {"strict": False}, {"strict": True}])
+def test_a_tool_keeps_its_strict_flag_or_its_absence(given: dict[str, Any]) -> None:
+    # The Responses API defaults `strict` to true: a tool sent without the flag must not come
+    # back as `strict: false` (its mode would flip on a same-provider round trip).
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+    tool = {"type": "function", "name": "find", "parameters": schema, **given}
+    body = {"model": "gpt-5", "input": "Where?", "tools": [tool]}
+    again = mb.encode_request(mb.decode_request(body, "openai-responses"), "openai-responses")
+    assert again["tools"] == [tool]

@@ -11,10 +11,18 @@ import anthropic
 import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
-from tests.conftest import image_bytes, make_png, serve, type_adapter
+from tests.conftest import (
+    check_typed_dict,
+    image_bytes,
+    make_pdf,
+    make_png,
+    make_wav,
+    serve,
+    type_adapter,
+)
 
 import mediablocks as mb
-from mediablocks.errors import UnsupportedBlockError
+from mediablocks.errors import UnsupportedBlockError, UnsupportedSettingError
 from mediablocks.providers.registry import REGISTRY, provider_entry
 
 OPENAI_COMPATIBLE = ["azure-openai", "deepseek", "xai", "groq", "openrouter", "vllm", "llama-cpp"]
@@ -200,3 +208,88 @@ def test_every_profile_names_a_base_in_the_registry() -> None:
         if entry.profile is not None:
             assert entry.profile.base in names
             assert entry.profile.differences, f"{entry.name} documents no difference"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        mb.FileBlock.from_bytes(make_pdf(), filename="a.pdf"),
+        mb.AudioBlock.from_bytes(make_wav()),
+    ],
+)
+def test_llama_cpp_refuses_what_its_capability_row_says_it_cannot_take(block: Any) -> None:
+    with pytest.raises(UnsupportedBlockError, match="llama-cpp cannot carry"):
+        mb.encode([mb.UserMessage(content=[block])], "llama-cpp")
+
+
+def test_deepseek_gets_the_fields_it_documents() -> None:
+    from openai.types.chat import completion_create_params
+
+    request = mb.Request(
+        messages=[mb.UserMessage.text("JSON please")],
+        model="deepseek-chat",
+        settings=mb.Settings(max_tokens=50, json_mode=True),
+    )
+    body = mb.encode_request(request, "deepseek")
+    assert (body["max_tokens"], body["response_format"]) == (50, {"type": "json_object"})
+    assert "max_completion_tokens" not in body
+    check_typed_dict(completion_create_params.CompletionCreateParamsNonStreaming, body)
+    assert mb.decode_request(body, "deepseek") == request
+    for setting in ({"response_schema": {"type": "object"}}, {"reasoning_effort": "low"}):
+        refused = request.model_copy(update={"settings": mb.Settings(**setting)})
+        with pytest.raises(UnsupportedSettingError, match="deepseek"):
+            mb.encode_request(refused, "deepseek")
+
+
+def test_deepseek_cache_hits_are_read() -> None:
+    reply = {
+        "id": "r",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "deepseek-chat",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "hi"},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 10,
+            "completion_tokens": 2,
+            "total_tokens": 12,
+            "prompt_cache_hit_tokens": 8,
+            "prompt_cache_miss_tokens": 2,
+        },
+    }
+    usage = mb.decode(reply, "deepseek")[0].usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.cache_read_tokens) == (10, 8)
+
+
+@pytest.mark.parametrize(
+    ("model", "refused"),
+    [
+        ("grok-4-1-fast-reasoning", {"stop", "reasoning_effort", "presence_penalty"}),
+        ("grok-3-mini", {"stop", "presence_penalty"}),
+        ("grok-4-fast-non-reasoning", {"reasoning_effort"}),
+    ],
+)
+def test_xai_reasoning_models_get_no_field_they_reject(model: str, refused: set[str]) -> None:
+    settings = mb.Settings(stop="END", reasoning_effort="low", presence_penalty=0.5)
+    request = mb.Request(messages=[mb.UserMessage.text("hi")], model=model, settings=settings)
+    body, report = mb.encode_request_with_report(request, "xai", unsupported="drop")
+    assert {d.what.removeprefix("setting ") for d in report.dropped} == refused
+    assert not refused & set(body)
+    with pytest.raises(UnsupportedSettingError, match=model):
+        mb.encode_request(request, "xai")
+
+
+def test_groq_counts_its_4_mb_base64_limit_per_request() -> None:
+    limits = mb.limits_for("groq")
+    assert (limits.max_request_bytes, limits.request_bytes_measure) == (4_000_000, "base64")
+    assert limits.max_image_bytes == 20_000_000  # an image given by URL
+
+
+def test_gemini_takes_100_mb_inline_per_request() -> None:
+    assert mb.limits_for("gemini").max_request_bytes == 100_000_000

@@ -30,7 +30,7 @@ from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
-from . import _typed
+from . import _sniff, _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
 from ._options import (
@@ -123,10 +123,10 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
     entry = provider_entry(name)
     if entry.profile is not None:
         # A profile over another provider's translator: its replies say which endpoint they
-        # came from, and (sharing the translator as is) it refuses what its endpoint cannot take.
+        # came from, and it refuses what its endpoint cannot take (also where it wraps the
+        # translator: llama.cpp's inlines URLs but takes no PDF or audio either).
         decoder = labelled_decoder(name, decoder)
-        if entry.package == TRANSLATORS[entry.profile.base][0]:
-            encoder = checked_encoder(name, encoder, entry.limits())
+        encoder = checked_encoder(name, encoder, entry.limits())
     with _lock:
         pair = _loaded.setdefault(name, (encoder, decoder))
     return pair
@@ -441,6 +441,11 @@ def decode(payload: Any, provider: str) -> list[Message]:
         ) from None
     if _nothing_recognised(messages, payload):
         _raise_if_foreign(entry.name, payload, "nothing in it was recognised")
+    else:
+        # Decoding something is no proof: an Anthropic text reply decodes as OpenAI Chat text
+        # parts. A payload with another format's markers and none of this one's is refused.
+        _raise_if_foreign(entry.name, payload, "it carries another format's markers")
+    _raise_if_other_envelope(entry, payload)
     return [_stop_reason_normalized(message, entry.name) for message in messages]
 
 
@@ -450,6 +455,18 @@ def _nothing_recognised(messages: list[Message], payload: Any) -> bool:
     if not blocks:
         return bool(payload)
     return all(isinstance(block, RawBlock) for block in blocks)
+
+
+def _raise_if_other_envelope(entry: Any, payload: Any) -> None:
+    """`DecodeError` when ``payload`` is another format's response envelope (decisive, unlike
+    part types that several formats share)."""
+    formats = _sniff.response_formats(as_dict(payload))
+    base = entry.profile.base if entry.profile is not None else entry.name
+    if formats and base not in formats:
+        raise DecodeError(
+            f"this payload is not {entry.name}'s format: it is a response of "
+            f"{' or '.join(sorted(formats))}; decode it with that provider name"
+        )
 
 
 def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:

@@ -33,6 +33,16 @@ def unsupported_setting(options: EncodeOptions, provider: str, name: str, reason
     drop_or_raise(options, provider, f"setting {name}", reason)
 
 
+def unsupported_settings(
+    options: EncodeOptions, provider: str, names: Iterable[str], reason: str
+) -> None:
+    """`unsupported_setting` for each of ``names`` that the request's settings give."""
+    settings = options.settings
+    for name in names:
+        if settings is not None and getattr(settings, name) is not None:
+            unsupported_setting(options, provider, name, reason)
+
+
 def strict_schema(tool: Tool, provider: str, options: EncodeOptions) -> dict[str, Any]:
     """The tool's parameters, made strict-mode compatible when the tool asks for strict."""
     if not tool.strict:
@@ -54,8 +64,13 @@ def tool_from(
     *,
     strict: Any = False,
     rest: dict[str, Any] | None = None,
+    absent_strict: bool | None = False,
 ) -> Tool:
-    """A `Tool` from a provider's tool definition; its unmodelled keys go to ``provider_data``."""
+    """A `Tool` from a provider's tool definition; its unmodelled keys go to ``provider_data``.
+
+    ``absent_strict`` is what a definition without a ``strict`` value holds: False where the
+    provider reads absent as not strict, None where absent means the provider's own default
+    (OpenAI Responses), so the tool goes back out without the flag."""
     if not isinstance(name, str):
         raise DecodeError(f"{provider} tool without a name string")
     if parameters is None:
@@ -67,7 +82,7 @@ def tool_from(
             name=name,
             description=description if isinstance(description, str) else "",
             parameters=parameters,
-            strict=strict is True,
+            strict=strict if isinstance(strict, bool) else absent_strict,
             provider_data={provider: rest} if rest else {},
         )
     except InvalidOptionError as exc:
@@ -80,6 +95,21 @@ def decoded_settings(**given: Any) -> Settings:
         return Settings(**{k: v for k, v in given.items() if v is not None})
     except InvalidOptionError as exc:
         raise DecodeError(str(exc)) from None
+
+
+def pop_settings(
+    data: dict[str, Any], names: dict[str, str], *, numbers: bool = False
+) -> dict[str, Any]:
+    """``{setting: value}`` popped from ``data`` for each ``{wire name: setting}`` present (only
+    numbers when ``numbers``: anything else stays where it is, verbatim)."""
+    out: dict[str, Any] = {}
+    for wire, name in names.items():
+        value = data.get(wire)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if value is None or (numbers and not number):
+            continue
+        out[name] = data.pop(wire)
+    return out
 
 
 def rest_of(body: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
@@ -155,13 +185,10 @@ def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> li
         function["parameters"] = (
             strict_schema(tool, provider, options) if strict else tool.parameters
         )
-        if tool.strict:
-            if strict:
-                function["strict"] = True
-            else:
-                drop_or_raise(
-                    options, provider, f"strict mode of tool {tool.name!r}", "no strict mode"
-                )
+        if tool.strict and strict:
+            function["strict"] = True
+        elif tool.strict:
+            drop_or_raise(options, provider, f"strict mode of tool {tool.name!r}", "no strict mode")
         out.append({"type": "function", "function": function})
     return out
 
@@ -236,14 +263,28 @@ def schema_from_format(value: Any, *, schema_key: str = "schema") -> dict[str, A
     return schema
 
 
-_CHAT_SETTINGS = ("temperature", "top_p", "reasoning_effort")
+_CHAT_SETTINGS = (
+    "temperature",
+    "top_p",
+    "reasoning_effort",
+    "frequency_penalty",
+    "presence_penalty",
+    "parallel_tool_calls",
+)
+JSON_OBJECT = {"type": "json_object"}
 
 
 def chat_settings_fields(
-    options: EncodeOptions, provider: str, *, max_tokens: str
+    options: EncodeOptions,
+    provider: str,
+    *,
+    max_tokens: str,
+    seed: str = "seed",
+    top_k: bool = False,
 ) -> dict[str, Any]:
     """Tools, tool choice and settings as Chat Completions-shaped fields (OpenAI Chat, Mistral):
-    they differ only in the name of the output-token limit (``max_tokens``)."""
+    they differ only in the names of the output-token limit (``max_tokens``) and the seed
+    (``seed``), and whether ``top_k`` has a field (Mistral) or not (OpenAI)."""
     out: dict[str, Any] = {}
     if options.tools:
         out["tools"] = function_tools(options, provider, strict=True)
@@ -259,8 +300,16 @@ def chat_settings_fields(
             out[name] = getattr(settings, name)
     if settings.stop is not None:
         out["stop"] = list(settings.stop)
+    if settings.seed is not None:
+        out[seed] = settings.seed
     if settings.response_schema is not None:
         out["response_format"] = json_schema_format(settings)
+    if settings.json_mode:
+        out["response_format"] = dict(JSON_OBJECT)
+    if settings.top_k is not None and top_k:
+        out["top_k"] = settings.top_k
+    elif settings.top_k is not None:
+        unsupported_setting(options, provider, "top_k", "Chat Completions has no top_k")
     return out
 
 
@@ -271,6 +320,7 @@ def chat_settings_from(
     *,
     max_tokens: tuple[str, ...],
     required: tuple[str, ...] = ("required",),
+    seed: str = "seed",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(Request fields, the rest verbatim)`` of a Chat Completions-shaped request body.
 
@@ -286,17 +336,26 @@ def chat_settings_from(
     if choice is not None:
         del rest["tool_choice"]
     schema = schema_from_format(rest.get("response_format"))
-    if schema is not None:
-        del rest["response_format"]
     given: dict[str, Any] = {"response_schema": schema}
+    if rest.get("response_format") == JSON_OBJECT:
+        given["json_mode"] = True
+    if schema is not None or given.get("json_mode"):
+        del rest["response_format"]
+    given.update(pop_settings(rest, {seed: "seed", "top_k": "top_k"}, numbers=True))
     limit = None
     for name in max_tokens:
         if limit is None and name in rest:
             limit = rest.pop(name)
     given["max_tokens"] = limit
-    for name in ("temperature", "top_p"):
-        if isinstance(rest.get(name), (int, float)):
-            given[name] = rest.pop(name)
+    given.update(
+        pop_settings(
+            rest,
+            {n: n for n in ("temperature", "top_p", "frequency_penalty", "presence_penalty")},
+            numbers=True,
+        )
+    )
+    if isinstance(rest.get("parallel_tool_calls"), bool):
+        given["parallel_tool_calls"] = rest.pop("parallel_tool_calls")
     if rest.get("reasoning_effort") in ("low", "medium", "high"):
         given["reasoning_effort"] = rest.pop("reasoning_effort")
     stop = rest.get("stop")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..blocks import RawBlock, TextBlock, ThinkingBlock
-from ..errors import UnsupportedBlockError
+from ..errors import MediaBlocksError, UnsupportedBlockError
 from ..media import AudioBlock, FileBlock, VideoBlock
 from ..messages import AssistantMessage, CompactionSummaryMessage, Message, UserMessage
 from ._common import unsupported
@@ -76,6 +76,10 @@ def foreign_blocks_checked(
                     )
             if isinstance(block, FileBlock) and provider in _DOCUMENT_NOTES:
                 block = _document_notes_for(block, provider)
+            elif isinstance(block, FileBlock):
+                _document_notes_lost(block, provider, options, index, position)
+            if isinstance(block, TextBlock) and isinstance(message, AssistantMessage):
+                block = _citations_for(block, message.provider, provider, options, index, position)
             kept.append(block)
             transcript = _audio_transcript(block) if isinstance(message, AssistantMessage) else None
             if transcript and provider != "openai-chat":
@@ -102,6 +106,76 @@ def _document_notes_for(block: FileBlock, provider: str) -> FileBlock:
         return block
     data: dict[str, dict[str, Any]] = {**block.provider_data, provider: {**own, **moved}}
     return block.model_copy(update={"provider_data": data})
+
+
+def _document_notes_lost(
+    block: FileBlock, provider: str, options: EncodeOptions, index: int, position: int
+) -> None:
+    """A document's ``context`` or ``citations`` setting (Anthropic, Bedrock) going where no
+    field takes it: raised, or dropped and reported."""
+    if _base(provider) in _DOCUMENT_NOTES:
+        return
+    for source in _DOCUMENT_NOTES:
+        notes = block.for_provider(source)
+        for note in ("context", "citations"):
+            if notes.get(note) is not None:
+                drop_or_raise(
+                    options,
+                    provider,
+                    f"the {source} document {note} of {block.describe()}",
+                    f"{provider} has no field for a document's {note}",
+                    message=index,
+                    position=position,
+                    error=UnsupportedBlockError,
+                )
+
+
+def _citations_for(
+    block: TextBlock,
+    source: str | None,
+    provider: str,
+    options: EncodeOptions,
+    index: int,
+    position: int,
+) -> TextBlock:
+    """A reply's citations going to another provider: each format is its provider's own
+    (Anthropic's ``citations``, OpenAI's ``annotations``...), so they are raised, or dropped and
+    reported, instead of being sent in a shape the target refuses or silently lost."""
+    own = _base(source) if source else None
+    chat_notes = block.for_provider("openai-chat").get("annotations")
+    if chat_notes and _base(provider) != "openai-chat":
+        _lost_citations(options, provider, "openai-chat", index, position)
+    if not block.annotations or own is None or own == _base(provider):
+        return block
+    _lost_citations(options, provider, own, index, position)
+    return block.model_copy(update={"annotations": []})
+
+
+def _lost_citations(
+    options: EncodeOptions, provider: str, source: str, index: int, position: int
+) -> None:
+    drop_or_raise(
+        options,
+        provider,
+        f"the {source} citations of a text block",
+        f"{provider} takes no {source} citations in a request",
+        message=index,
+        position=position,
+        error=UnsupportedBlockError,
+    )
+
+
+def _base(provider: str | None) -> str:
+    """The wire format a provider name speaks (a profile's base)."""
+    from .registry import canonical_provider, provider_entry
+
+    if provider is None:
+        return ""
+    try:
+        entry = provider_entry(canonical_provider(provider))
+    except MediaBlocksError:
+        return provider
+    return entry.profile.base if entry.profile is not None else entry.name
 
 
 def _audio_transcript(block: Any) -> str | None:

@@ -10,6 +10,7 @@ properties).
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from ..errors import UnsupportedSettingError
@@ -221,3 +222,41 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
 
     walk(out)
     return out
+
+
+_NAMED_SCHEMAS = ("properties", "$defs", "definitions", "patternProperties")
+
+
+def to_ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's parameters in the shape ollama-python's ``Tool.Function.Parameters`` models.
+
+    Its property type has ``type``, ``items``, ``description`` and ``enum`` only, so the SDK
+    drops the rest when it serialises a tool. ``title`` (an annotation pydantic writes for every
+    field, with no effect on validation) is left out, and a ``default`` is said in the
+    description (``"The city. (default: 1)"``) so the model still learns it. Property names are
+    the caller's and never touched.
+    """
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "default":
+                continue
+            if key in _NAMED_SCHEMAS and isinstance(value, dict):
+                out[key] = {name: walk(item) for name, item in value.items()}
+            else:
+                out[key] = walk(value)
+        if "default" in node:
+            said = f"(default: {json.dumps(node['default'])})"
+            text = out.get("description")
+            out["description"] = f"{text} {said}" if isinstance(text, str) and text else said
+        return out
+
+    walked: dict[str, Any] = walk(schema)
+    return walked

@@ -23,6 +23,7 @@ __all__ = [
     "ollama",
     "openai_chat",
     "openai_responses",
+    "response_formats",
 ]
 
 _SCAN = 64
@@ -182,3 +183,33 @@ def cohere(payload: Any) -> bool:
         if "tool_plan" in message or "citations" in message:
             return True
     return openai_chat(payload) or bool(_part_types(payload) & {"document", "thinking"})
+
+
+_CHAT_RESPONSES = frozenset({"openai-chat", "mistral"})
+"""Mistral answers in the Chat Completions envelope: the two cannot be told apart by it."""
+
+
+def response_formats(payload: Any) -> frozenset[str]:
+    """The wire formats whose response envelope ``payload`` has (empty when it has none).
+
+    The envelope is decisive where part markers are not: a Claude reply's ``thinking`` part is
+    also a Mistral and Cohere part type, but ``{"type": "message", ...}`` is Anthropic's alone.
+    """
+    if not isinstance(payload, dict):
+        return frozenset()
+    if payload.get("type") == "message" and "content" in payload:
+        return frozenset({"anthropic"})
+    if payload.get("object") == "response":
+        return frozenset({"openai-responses"})
+    if isinstance(payload.get("choices"), list):
+        return _CHAT_RESPONSES
+    if isinstance(payload.get("candidates"), list):
+        return frozenset({"gemini"})
+    output = payload.get("output")
+    if isinstance(output, dict) and "message" in output and "stopReason" in payload:
+        return frozenset({"bedrock"})
+    if "done" in payload and isinstance(payload.get("message"), dict):
+        return frozenset({"ollama"})
+    if "finish_reason" in payload and isinstance(payload.get("message"), dict):
+        return frozenset({"cohere"})
+    return frozenset()

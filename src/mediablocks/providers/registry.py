@@ -135,6 +135,8 @@ class Provider:
 
 
 _NONE = "—"
+_OWN_REQUEST = frozenset({"deepseek", "xai"})
+"""OpenAI-compatible endpoints whose request fields differ from OpenAI's (their ``request``)."""
 
 
 def _openai_compatible(
@@ -172,7 +174,9 @@ def _openai_compatible(
         profile=Profile(
             base="openai-chat",
             differences=MappingProxyType(differences),
-            parts=MappingProxyType({"limits": package}),
+            parts=MappingProxyType(
+                {"limits": package, **({"request": package} if package in _OWN_REQUEST else {})}
+            ),
         ),
     )
 
@@ -470,9 +474,7 @@ REGISTRY: tuple[Provider, ...] = (
                         "files": "no Files API: file ids raise",
                     }
                 ),
-                parts=MappingProxyType(
-                    {"stream": "anthropic", "tokens": "anthropic", "request": "anthropic"}
-                ),
+                parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
             ),
         )
         for platform, title, aliases, client, version in (

@@ -20,7 +20,12 @@ from .._common import file_id_of, sendable
 from .._options import EncodeOptions
 from .translate import from_anthropic, to_anthropic
 
-__all__ = ["decode_on_platform", "encode_on_platform"]
+__all__ = [
+    "decode_on_platform",
+    "encode_on_platform",
+    "platform_decode_fields",
+    "platform_request_fields",
+]
 
 
 def encode_on_platform(
@@ -46,3 +51,25 @@ def decode_on_platform(payload: Any) -> list[Message]:
     if isinstance(payload, dict) and "anthropic_version" in payload:
         payload = {key: value for key, value in payload.items() if key != "anthropic_version"}
     return from_anthropic(payload)
+
+
+def platform_request_fields(
+    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
+) -> dict[str, Any]:
+    """Anthropic's request fields for a platform: the JSON body carries no ``model`` (Bedrock's
+    InvokeModel and Vertex's rawPredict take it in the URL); the SDK call takes it."""
+    from .request import add_request_fields
+
+    return add_request_fields(out, model if target == "sdk" else None, extra, target)
+
+
+def platform_decode_fields(
+    body: dict[str, Any], version: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Anthropic's request fields of a platform body: the platform's own ``anthropic_version`` is
+    envelope, written again by the JSON encoder (another version stays in the rest, verbatim)."""
+    from .request import decode_fields
+
+    if body.get("anthropic_version") == version:
+        body = {key: value for key, value in body.items() if key != "anthropic_version"}
+    return decode_fields(body)

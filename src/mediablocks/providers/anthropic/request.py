@@ -26,6 +26,7 @@ from .._fields import (
     tool_choice_name,
     tool_from,
     unsupported_setting,
+    unsupported_settings,
     usage_numbers,
 )
 from .._options import EncodeOptions
@@ -57,8 +58,23 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     settings = options.settings
     if settings is None:
         return out
+    if settings.parallel_tool_calls is not None:
+        choice = out.setdefault("tool_choice", {"type": "auto"})
+        if choice["type"] == "none":
+            unsupported_setting(
+                options, PROVIDER, "parallel_tool_calls", "no tool may be called (tool choice none)"
+            )
+        else:
+            choice["disable_parallel_tool_use"] = not settings.parallel_tool_calls
     if settings.max_tokens is not None:
         out["max_tokens"] = settings.max_tokens
+    # The SDK's MessageCreateParams has no top_k, seed, penalties or JSON-object mode.
+    unsupported_settings(
+        options,
+        PROVIDER,
+        ("top_k", "seed", "frequency_penalty", "presence_penalty", "json_mode"),
+        "Anthropic's Messages API has no such field",
+    )
     if settings.stop is not None:
         out["stop_sequences"] = list(settings.stop)
     for field in ("temperature", "top_p"):
@@ -116,13 +132,15 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if server_tools:
         rest["tools"] = server_tools
     choice = body.get("tool_choice")
-    tool_choice = None
+    tool_choice = parallel = None
     if isinstance(choice, dict):
         kind = choice.get("type")
         tool_choice = {"auto": "auto", "none": "none", "any": "required"}.get(str(kind))
         if kind == "tool":
             tool_choice = choice.get("name")
         extras = {k: v for k, v in choice.items() if k not in ("type", "name")}
+        if tool_choice is not None and isinstance(extras.get("disable_parallel_tool_use"), bool):
+            parallel = not extras.pop("disable_parallel_tool_use")
         if tool_choice is None:
             rest["tool_choice"] = choice
         elif extras:
@@ -144,6 +162,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         stop=body.get("stop_sequences"),
         reasoning_effort=effort,
         response_schema=fmt,
+        parallel_tool_calls=parallel,
     )
     fields = {
         "tools": tools,

@@ -27,6 +27,7 @@ from .._fields import (
     tool_choice_name,
     tool_from,
     unsupported_setting,
+    unsupported_settings,
     usage_numbers,
 )
 from .._options import EncodeOptions
@@ -80,6 +81,17 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     }
     if inference:
         out["inferenceConfig"] = inference
+    # Converse's InferenceConfiguration has maxTokens, temperature, topP and stopSequences only.
+    unsupported_settings(
+        options,
+        PROVIDER,
+        ("top_k", "seed", "frequency_penalty", "presence_penalty", "parallel_tool_calls"),
+        "Converse has no such field (a model's own fields go in additionalModelRequestFields)",
+    )
+    if settings.json_mode:
+        unsupported_setting(
+            options, PROVIDER, "json_mode", "Converse structured output needs a JSON schema"
+        )
     output: dict[str, Any] = {}
     if settings.reasoning_effort is not None:
         output["effort"] = settings.reasoning_effort

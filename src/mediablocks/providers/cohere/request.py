@@ -23,6 +23,7 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    pop_settings,
     rest_of,
     tool_choice_name,
     tool_from,
@@ -48,6 +49,13 @@ THINKING_BUDGETS: dict[str, int] = {"low": 1024, "medium": 4096, "high": 16384}
 
 _CHOICES = {"required": "REQUIRED", "none": "NONE"}
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters"})
+_NAMED = {
+    "top_p": "p",
+    "top_k": "k",
+    "seed": "seed",
+    "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty",
+}
 
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
@@ -73,8 +81,13 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
         out["max_tokens"] = settings.max_tokens
     if settings.temperature is not None:
         out["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        out["p"] = settings.top_p
+    for name, wire in _NAMED.items():
+        if getattr(settings, name) is not None:
+            out[wire] = getattr(settings, name)
+    if settings.json_mode:
+        out["response_format"] = {"type": "json_object"}
+    if settings.parallel_tool_calls is not None:
+        unsupported_setting(options, PROVIDER, "parallel_tool_calls", "Cohere has no such field")
     if settings.stop is not None:
         out["stop_sequences"] = list(settings.stop)
     if settings.reasoning_effort is not None:
@@ -144,9 +157,10 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         "response_schema": _schema_from_format(rest),
         "reasoning_effort": _effort_from_thinking(rest),
     }
-    for wire, name in (("temperature", "temperature"), ("p", "top_p")):
-        if isinstance(rest.get(wire), (int, float)):
-            given[name] = rest.pop(wire)
+    if rest.get("response_format") == {"type": "json_object"}:
+        given["json_mode"] = rest.pop("response_format") is not None
+    names = {"temperature": "temperature", **{wire: name for name, wire in _NAMED.items()}}
+    given.update(pop_settings(rest, names, numbers=True))
     stop = rest.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         given["stop"] = rest.pop("stop_sequences")

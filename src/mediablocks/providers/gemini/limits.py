@@ -11,8 +11,9 @@ _GEMINI_AUDIO = "https://ai.google.dev/gemini-api/docs/audio (Technical details 
 _GEMINI_VIDEO = "https://ai.google.dev/gemini-api/docs/video-understanding"
 _GEMINI_DOC = "https://ai.google.dev/gemini-api/docs/document-processing"
 _GEMINI_INLINE = (
-    "https://ai.google.dev/gemini-api/docs/files (use the File API when the whole request "
-    "is larger than 20 MB)"
+    "https://ai.google.dev/gemini-api/docs/file-input-methods (method comparison: inline data "
+    "up to 100 MB per request payload, base64; raised from 20 MB on 2026-01-12, "
+    "https://blog.google/innovation-and-ai/technology/developers-tools/gemini-api-new-file-limits)"
 )
 
 LIMITS = ProviderLimits(
@@ -49,7 +50,7 @@ LIMITS = ProviderLimits(
     ),
     max_images=3600,
     image_tile_size=768,
-    max_request_bytes=20 * MB,
+    max_request_bytes=100 * MB,
     request_bytes_measure="base64",
     max_document_pages=1000,
     max_document_bytes=50 * MB,

@@ -34,7 +34,7 @@ from .._options import EncodeOptions
 from .._report import drop_or_raise
 from .._schema import to_gemini_schema
 from ._wire import PROVIDER, _camel_key, _respell
-from .decode import _json_safe
+from .decode import _CANDIDATE_NOTES, _json_safe
 from .translate import to_gemini
 
 __all__ = [
@@ -47,7 +47,15 @@ __all__ = [
 
 MESSAGE_FIELDS = frozenset({"contents", "config", "system_instruction", "systemInstruction"})
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
-_GENERATION = {"max_tokens": "max_output_tokens", "temperature": "temperature", "top_p": "top_p"}
+_GENERATION = {
+    "max_tokens": "max_output_tokens",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "seed": "seed",
+    "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty",
+}
 _JSON = "application/json"
 
 
@@ -68,14 +76,15 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     generation = _generation(options)
     if sdk:
         return {"config": {**config, **generation}} if config or generation else {}
-    out = {_camel_key(k): _respell_keys(v) for k, v in config.items()}
+    out: dict[str, Any] = _respell_keys(config)
     if generation:
-        out["generationConfig"] = {_camel_key(k): _respell_keys(v) for k, v in generation.items()}
+        out["generationConfig"] = _respell_keys(generation)
     return out
 
 
 def _respell_keys(value: Any) -> Any:
-    """camelCase keys for the REST body, leaving JSON schemas (already camelCase) alone."""
+    """camelCase keys for the REST body, leaving JSON schemas alone: their property names and
+    ``required`` entries are the caller's data, never respelled."""
     if isinstance(value, list):
         return [_respell_keys(v) for v in value]
     if not isinstance(value, dict):
@@ -117,6 +126,15 @@ def _generation(options: EncodeOptions) -> dict[str, Any]:
     if settings.response_schema is not None:
         out["response_mime_type"] = _JSON
         out["response_json_schema"] = settings.response_schema
+    if settings.json_mode:
+        out["response_mime_type"] = _JSON
+    if settings.parallel_tool_calls is not None:
+        drop_or_raise(
+            options,
+            PROVIDER,
+            "setting parallel_tool_calls",
+            "Gemini's GenerateContentConfig has no such field",
+        )
     return out
 
 
@@ -153,6 +171,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         name: _pop(generation, wire)
         for name, wire in _GENERATION.items()
         if isinstance(_get(generation, wire), (int, float))
+        and not isinstance(_get(generation, wire), bool)
     }
     given["stop"] = _pop(generation, "stop_sequences")
     thinking = _get(generation, "thinking_config")
@@ -174,6 +193,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         _pop(generation, "response_json_schema")
         _pop(generation, "response_mime_type")
         given["response_schema"] = schema
+    elif _get(generation, "response_mime_type") == _JSON:
+        given["json_mode"] = _pop(generation, "response_mime_type") == _JSON
     if sdk:
         if config:
             rest["config"] = config
@@ -247,7 +268,13 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     finish = reason or provider_stop_reason_for(message.stop_reason, PROVIDER)
     if finish:
         candidate["finishReason"] = finish
+    notes = message.metadata.get(PROVIDER, {}) if message.provider == PROVIDER else {}
+    for key in _CANDIDATE_NOTES:  # citations, grounding... as the reply carried them
+        if key in notes:
+            candidate[_camel_key(key)] = _respell(notes[key], _camel_key)
     body: dict[str, Any] = {"candidates": [candidate]}
+    if "prompt_feedback" in notes:
+        body["promptFeedback"] = _respell(notes["prompt_feedback"], _camel_key)
     usage = usage_numbers(message, PROVIDER)
     if usage is None and message.usage is not None:
         numbers = message.usage

@@ -38,13 +38,20 @@ MESSAGE_FIELDS = frozenset({"messages"})
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``tool_choice`` and the settings as ``client.chat.complete`` fields."""
-    return chat_settings_fields(options, PROVIDER, max_tokens="max_tokens")
+    return chat_settings_fields(
+        options, PROVIDER, max_tokens="max_tokens", seed="random_seed", top_k=True
+    )
 
 
 def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(Request fields, the rest verbatim)`` of a Mistral chat request body."""
     return chat_settings_from(
-        body, PROVIDER, MESSAGE_FIELDS, max_tokens=("max_tokens",), required=("required", "any")
+        body,
+        PROVIDER,
+        MESSAGE_FIELDS,
+        max_tokens=("max_tokens",),
+        required=("required", "any"),
+        seed="random_seed",
     )
 
 

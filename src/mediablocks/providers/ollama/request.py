@@ -1,6 +1,8 @@
 """Ollama chat request fields beside the messages, and the response body.
 
 - tools -> ``tools`` of ``{"type": "function", "function": {...}}``; Ollama has no strict mode.
+  Schemas go in the shape ollama-python models: no ``title``, a ``default`` said in the
+  description (see `to_ollama_schema`).
 - tool choice: Ollama has no such field. ``auto`` is its behaviour and sends nothing; ``none``,
   ``required`` and a tool name raise `UnsupportedSettingError` (or are dropped and reported).
 - ``max_tokens`` -> ``options.num_predict``; ``temperature``, ``top_p``, ``stop`` ->
@@ -27,6 +29,7 @@ from .._fields import (
     usage_numbers,
 )
 from .._options import EncodeOptions
+from .._schema import to_ollama_schema
 from .translate import PROVIDER, to_ollama
 
 __all__ = [
@@ -38,14 +41,27 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"messages"})
-_OPTIONS = {"max_tokens": "num_predict", "temperature": "temperature", "top_p": "top_p"}
+_OPTIONS = {
+    "max_tokens": "num_predict",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "seed": "seed",
+    "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty",
+}
 
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``options``, ``think`` and ``format`` for ``client.chat``."""
     out: dict[str, Any] = {}
     if options.tools:
-        out["tools"] = function_tools(options, PROVIDER, strict=False)
+        out["tools"] = [
+            {**tool, "function": {**tool["function"], "parameters": to_ollama_schema(params)}}
+            if isinstance(params := tool["function"].get("parameters"), dict)
+            else tool
+            for tool in function_tools(options, PROVIDER, strict=False)
+        ]
     if options.tool_choice not in (None, "auto"):
         unsupported_setting(
             options,
@@ -69,6 +85,10 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
         out["think"] = settings.reasoning_effort
     if settings.response_schema is not None:
         out["format"] = settings.response_schema
+    if settings.json_mode:
+        out["format"] = "json"
+    if settings.parallel_tool_calls is not None:
+        unsupported_setting(options, PROVIDER, "parallel_tool_calls", "Ollama has no such field")
     return out
 
 
@@ -83,7 +103,9 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if isinstance(model_options, dict):
         model_options = dict(model_options)
         for name, wire in _OPTIONS.items():
-            if isinstance(model_options.get(wire), (int, float)):
+            if isinstance(model_options.get(wire), (int, float)) and not isinstance(
+                model_options.get(wire), bool
+            ):
                 given[name] = model_options.pop(wire)
         stop = model_options.get("stop")
         if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
@@ -96,6 +118,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         given["reasoning_effort"] = rest.pop("think")
     if isinstance(rest.get("format"), dict):
         given["response_schema"] = rest.pop("format")
+    elif rest.get("format") == "json":
+        given["json_mode"] = rest.pop("format") == "json"
     fields = {
         "tools": tools,
         "tool_choice": None,

@@ -217,7 +217,9 @@ def _tool_call_to_ollama(block: ToolCallBlock, index: int, position: int) -> dic
     stored = block.for_provider(PROVIDER)
     function: dict[str, Any] = {**stored.get("function", {}), "name": block.name}
     function["arguments"] = block.args
-    call: dict[str, Any] = {**stored.get("call", {}), "id": block.id, "function": function}
+    # ollama-python's Message.ToolCall has only `function`: no id is sent (results are matched
+    # by tool_name); a decoded call without one gets a stable synthetic id.
+    call: dict[str, Any] = {**stored.get("call", {}), "function": function}
     return call
 
 

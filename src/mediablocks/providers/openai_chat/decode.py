@@ -253,7 +253,11 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
     return Usage(
         input_tokens=usage_count(usage.get("prompt_tokens")),
         output_tokens=usage_count(usage.get("completion_tokens")),
-        cache_read_tokens=usage_count(prompt.get("cached_tokens")),
+        # DeepSeek counts cache hits in its own field, prompt_cache_hit_tokens (part of
+        # prompt_tokens): https://api-docs.deepseek.com/guides/kv_cache
+        cache_read_tokens=usage_count(
+            prompt.get("cached_tokens", usage.get("prompt_cache_hit_tokens"))
+        ),
         reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
         raw=usage,
     )

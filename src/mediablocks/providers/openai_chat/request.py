@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ...blocks import TextBlock, ThinkingBlock
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
@@ -24,6 +25,7 @@ from .._fields import (
     usage_numbers,
 )
 from .._options import EncodeOptions
+from .decode import _REASONING_FIELDS
 from .translate import PROVIDER, to_openai_chat
 
 __all__ = [
@@ -56,11 +58,26 @@ def add_request_fields(
     return _add(out, "model", model, extra)
 
 
+def _reply_notes(message: AssistantMessage) -> dict[str, Any]:
+    """What a reply holds beside its content and a request does not replay: the reasoning text
+    an OpenAI-compatible server returned (DeepSeek's ``reasoning_content``, ``reasoning``) and
+    the message's citations (``annotations``), each under the field it came in."""
+    notes: dict[str, Any] = {}
+    for block in message.content:
+        own = block.for_provider(PROVIDER)
+        if isinstance(block, ThinkingBlock) and own.get("reasoning_field") in _REASONING_FIELDS:
+            notes.setdefault(own["reasoning_field"], block.thinking)
+        elif isinstance(block, TextBlock) and isinstance(own.get("annotations"), list):
+            notes.setdefault("annotations", own["annotations"])
+    return notes
+
+
 def response_body(message: AssistantMessage) -> dict[str, Any]:
     """``message`` as a ``chat.completion`` object."""
     encoded = to_openai_chat([message])["messages"]
     reply = encoded[0] if encoded else {"role": "assistant", "content": None}
     reply.setdefault("content", None)
+    reply.update(_reply_notes(message))
     reason = message.provider_stop_reason if message.provider == PROVIDER else None
     body: dict[str, Any] = {
         "id": message.response_id or "",

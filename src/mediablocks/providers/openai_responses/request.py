@@ -26,6 +26,7 @@ from .._fields import (
     tool_choice_name,
     tool_from,
     unsupported_setting,
+    unsupported_settings,
     usage_numbers,
 )
 from .._options import EncodeOptions
@@ -58,9 +59,17 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
         return out
     if settings.max_tokens is not None:
         out["max_output_tokens"] = settings.max_tokens
-    for field in ("temperature", "top_p"):
+    for field in ("temperature", "top_p", "parallel_tool_calls"):
         if getattr(settings, field) is not None:
             out[field] = getattr(settings, field)
+    unsupported_settings(
+        options,
+        PROVIDER,
+        ("seed", "top_k", "frequency_penalty", "presence_penalty"),
+        "the Responses API has no such field",
+    )
+    if settings.json_mode:
+        out["text"] = {"format": {"type": "json_object"}}
     if settings.stop is not None:
         unsupported_setting(options, PROVIDER, "stop", "the Responses API has no stop sequences")
     if settings.reasoning_effort is not None:
@@ -85,7 +94,8 @@ def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
     if tool.description:
         part["description"] = tool.description
     part["parameters"] = strict_schema(tool, PROVIDER, options)
-    part["strict"] = tool.strict
+    if tool.strict is not None:  # absent: the API default applies, as in the source
+        part["strict"] = tool.strict
     return part
 
 
@@ -102,6 +112,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                     item.get("description"),
                     item.get("parameters"),
                     strict=item.get("strict"),
+                    absent_strict=None,
                     rest={k: v for k, v in item.items() if k not in _TOOL_KEYS},
                 )
             )
@@ -125,6 +136,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     for field in ("temperature", "top_p"):
         if isinstance(rest.get(field), (int, float)):
             given[field] = rest.pop(field)
+    if isinstance(rest.get("parallel_tool_calls"), bool):
+        given["parallel_tool_calls"] = rest.pop("parallel_tool_calls")
     reasoning = rest.get("reasoning")
     if isinstance(reasoning, dict) and reasoning.get("effort") in ("low", "medium", "high"):
         reasoning = dict(reasoning)
@@ -144,6 +157,9 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         and decoded_settings(response_schema=fmt["schema"]).schema_name() == fmt["name"]
     ):
         given["response_schema"] = fmt["schema"]
+    if isinstance(text, dict) and fmt == {"type": "json_object"}:
+        given["json_mode"] = True
+    if isinstance(text, dict) and (given.get("json_mode") or "response_schema" in given):
         remaining = {k: v for k, v in text.items() if k != "format"}
         if remaining:
             rest["text"] = remaining

@@ -1,0 +1,46 @@
+"""DeepSeek chat request fields: OpenAI Chat's, in the names DeepSeek documents.
+
+https://api-docs.deepseek.com/api/create-chat-completion documents ``max_tokens`` (not
+``max_completion_tokens``) and ``response_format`` of type ``text`` or ``json_object`` only
+(https://api-docs.deepseek.com/guides/json_mode); it has no ``reasoning_effort`` (the reasoner
+model always reasons). A JSON schema or an effort raises `UnsupportedSettingError` (or is dropped
+and reported); JSON-object mode (``Settings.json_mode``) is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._fields import chat_settings_fields, chat_settings_from, unsupported_settings
+from .._options import EncodeOptions
+from ..openai_chat.request import MESSAGE_FIELDS, add_request_fields, response_body
+
+__all__ = [
+    "MESSAGE_FIELDS",
+    "add_request_fields",
+    "decode_fields",
+    "encode_fields",
+    "response_body",
+]
+
+PROVIDER = "deepseek"
+
+
+def encode_fields(options: EncodeOptions) -> dict[str, Any]:
+    """``tools``, ``tool_choice`` and the settings DeepSeek takes, as chat fields."""
+    unsupported_settings(
+        options,
+        PROVIDER,
+        ("response_schema", "reasoning_effort"),
+        "DeepSeek documents JSON-object mode only and no reasoning effort",
+    )
+    settings = options.settings
+    if settings is not None:
+        kept = settings.model_copy(update={"response_schema": None, "reasoning_effort": None})
+        options = options.replace(settings=kept)
+    return chat_settings_fields(options, PROVIDER, max_tokens="max_tokens")
+
+
+def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(Request fields, the rest verbatim)`` of a DeepSeek chat request body."""
+    return chat_settings_from(body, PROVIDER, MESSAGE_FIELDS, max_tokens=("max_tokens",))
