@@ -13,8 +13,8 @@ from .._files import open_regular
 from ..errors import DecodeError, MediaBlocksError
 from ..mime import detect_mime, normalize_mime
 from ..policy import FetchPolicy
-from ..sources import PathSource
-from ._data import _BufferData, _Data, _Fields, _FileData, _Truncated
+from ..sources import Base64Source, PathSource
+from ._data import _BufferData, _Data, _Fields, _FileData, _RangeData, _Truncated
 from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
 from .documents import _pdf
 from .images import _gif, _heif, _jpeg, _png, _webp
@@ -99,7 +99,9 @@ def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
     if mime == "application/octet-stream":
         mime = None  # "unknown" to the caller: our own signatures may know better
     if mime is None:
-        mime = detect_mime(memoryview(d.at(0, 8192)) if isinstance(d, _FileData) else d.whole())
+        mime = detect_mime(
+            memoryview(d.at(0, 8192)) if isinstance(d, (_FileData, _RangeData)) else d.whole()
+        )
     mime = (
         normalize_mime(mime) if mime else _FORMAT_MIME.get(kind or "", "application/octet-stream")
     )
@@ -153,4 +155,7 @@ def probe(block: MediaBlock, policy: FetchPolicy | None = None) -> MediaInfo:
             return _probe(data, block.mime_type, what)
         finally:
             handle.close()
+    if isinstance(source, Base64Source):  # decode only the ranges the header parsers read
+        ranged = _RangeData(source.decoded_size, source.decoded_range, lambda: block.read(policy))
+        return _probe(ranged, block.mime_type, what)
     return _probe(_BufferData(block.read(policy)), block.mime_type, what)
