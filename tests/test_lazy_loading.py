@@ -145,3 +145,30 @@ def test_estimate_tokens_after_decode_reads_only_the_header_of_base64_images() -
     assert fresh_count == mb.image_tokens(640, 480, "anthropic")
     # Only the header's groups were decoded: the whole bytes were never made.
     assert fresh.media[0].source._data is None
+
+
+# -- the depth check on shared objects ------------------------------------------------------
+
+
+def _dag(levels: int) -> Any:
+    """``levels`` lists, each holding the next one twice: 2**levels paths, ``levels`` objects."""
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value, value]
+    return value
+
+
+def test_the_depth_check_visits_shared_objects_once() -> None:
+    check_depth(_dag(MAX_DEPTH), "a DAG at the limit")  # 2**100 paths: only the seen-set ends it
+    with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+        check_depth(_dag(MAX_DEPTH + 1), "a DAG past the limit")
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH, MAX_DEPTH + 1])
+def test_the_depth_check_counts_a_plain_tree_exactly(levels: int) -> None:
+    tree = _nested(levels + 1)  # ``levels`` lists around a string
+    if levels <= MAX_DEPTH:
+        check_depth(tree, "a tree")
+    else:
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            check_depth(tree, "a tree")
