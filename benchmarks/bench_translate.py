@@ -11,6 +11,11 @@ case turns it into OpenAI Chat ``messages``:
 - ``copy floor``: the images' base64 text put into data URIs by plain string concatenation, the
   least any translator to OpenAI Chat must do.
 
+Also measured (issue 21): a 2,000-message text-only history to OpenAI Chat (the fixed cost per
+message; the floor builds one list per message), and the image history as OpenAI Chat messages to
+Gemini with the default SDK target and with ``target="json"`` (the floor splits each data URI into
+``inline_data``). Goal: mediablocks at most 1.5x llm-babel on every case.
+
 Also measured: one 10 MiB data URI to bytes through ``parse_data_uri`` against
 ``binascii.a2b_base64`` on the same text, time and peak memory as multiples of the payload.
 
@@ -137,6 +142,118 @@ def translate_cases(body: dict[str, Any], images: int) -> list[Case]:
     return cases
 
 
+def text_history(messages: int) -> list[dict[str, Any]]:
+    """The same history shape with no images (``messages`` turns): the per-message fixed cost."""
+    out = history(images=1, messages=messages, image_size=1024)
+    for message in out:
+        message["content"] = [part for part in message["content"] if part["type"] != "image"]
+    return out
+
+
+def text_cases(body: dict[str, Any]) -> list[Case]:
+    """A text-only history to OpenAI Chat: the per-message cost with no media to move."""
+
+    def check(result: Any) -> None:
+        messages = result["messages"] if isinstance(result, dict) else result
+        assert len(messages) >= len(body["messages"])
+
+    def floor(_: Any) -> Any:
+        return [{"role": m["role"], "content": list(m["content"])} for m in body["messages"]]
+
+    cases = [
+        Case("copy floor (one list per message)", floor, check=check),
+        Case(
+            "mediablocks decode + encode",
+            lambda _: mb.encode(mb.decode(body, "anthropic"), "openai-chat"),
+            check=check,
+        ),
+    ]
+    cases.append(_babel_case("anthropic-messages", "openai-chat", body, check))
+    return cases
+
+
+def gemini_cases(body: dict[str, Any], images: int) -> list[Case]:
+    """The image history from OpenAI Chat to Gemini, with the default (SDK) target and JSON."""
+    chat = {"messages": mb.encode(mb.decode(body, "anthropic"), "openai-chat")["messages"]}
+
+    def count_inline(result: Any) -> int:
+        contents = result["contents"] if isinstance(result, dict) else result
+        found = 0
+        for content in contents:
+            parts = content.get("parts", []) if isinstance(content, dict) else content.parts
+            for part in parts:
+                inline = (
+                    part.get("inline_data") or part.get("inlineData")
+                    if isinstance(part, dict)
+                    else part.inline_data
+                )
+                found += inline is not None
+        return found
+
+    def check(result: Any) -> None:
+        assert count_inline(result) == images, "every image must arrive inline"
+
+    def floor(_: Any) -> Any:
+        contents = []
+        for message in chat["messages"]:
+            parts: list[dict[str, Any]] = []
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                if part.get("type") == "image_url":
+                    url = part["image_url"]["url"]
+                    mime, _, data = url[5:].partition(";base64,")
+                    parts.append({"inline_data": {"mime_type": mime, "data": data}})
+                elif part.get("type") == "text":
+                    parts.append({"text": part["text"]})
+            contents.append(
+                {"role": "model" if message["role"] == "assistant" else "user", "parts": parts}
+            )
+        return {"contents": contents}
+
+    cases = [
+        Case("copy floor (split the data URIs)", floor, check=check),
+        Case(
+            "mediablocks decode + encode (SDK target)",
+            lambda _: mb.encode(mb.decode(chat, "openai-chat"), "gemini"),
+            check=check,
+        ),
+        Case(
+            "mediablocks decode + encode (JSON target)",
+            lambda _: mb.encode(mb.decode(chat, "openai-chat"), "gemini", target="json"),
+            check=check,
+        ),
+    ]
+
+    def check_babel(result: Any) -> None:
+        uris = [
+            part["fileData"]["fileUri"]
+            for content in result["contents"]
+            for part in content["parts"]
+            if "fileData" in part
+        ]
+        assert len(uris) == images
+        assert all(uri.startswith("data:") for uri in uris)
+
+    babel = _babel_case("openai-chat", "gemini", chat, check_babel)
+    # llm-babel 0.3 puts each data URI in fileData.fileUri, which Gemini does not take (inline
+    # base64 goes in inlineData): its row copies the URIs through and splits nothing.
+    babel.name = "llm-babel translate (data URIs as fileData)"
+    cases.append(babel)
+    return cases
+
+
+def _babel_case(source: str, target: str, body: dict[str, Any], check: Any) -> Case:
+    try:
+        from llm_transform import registry
+    except ImportError:
+        case = Case("llm-babel translate", lambda _: None, api="not installed")
+        case.error = "not installed"
+        return case
+    return Case(
+        "llm-babel translate", lambda _: registry.translate(source, target, body), check=check
+    )
+
+
 def data_uri_cases(size: int) -> list[Case]:
     payload = _jpeg(size, 2)
     text = base64.b64encode(payload).decode("ascii")
@@ -188,6 +305,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     measure(cases, args.rounds)
     print(f"200-message Anthropic history, {args.images} x 1 MiB images -> OpenAI Chat")
     print(report(cases, payload))
+    print()
+    text_body = {"messages": text_history(2000)}
+    plain = text_cases(text_body)
+    measure(plain, args.rounds)
+    print("2,000-message Anthropic history, text only -> OpenAI Chat")
+    print(report(plain, 1))
+    print()
+    to_gemini = gemini_cases(body, args.images)
+    measure(to_gemini, args.rounds)
+    print(f"the same {args.images}-image history as OpenAI Chat -> Gemini")
+    print(report(to_gemini, payload))
     print()
     uri_cases = data_uri_cases(10 * MiB)
     measure(uri_cases, args.rounds)

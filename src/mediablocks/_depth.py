@@ -22,14 +22,46 @@ MAX_DEPTH = 100
 ``docs/errors.md``)."""
 
 
+_CONTAINERS = (dict, list, tuple)
+
+_TREE_BUDGET = 100_000
+"""How many containers the fast walk visits before it assumes shared objects and starts over
+with the walk that remembers what it saw (a few shared lists can make a DAG whose paths are
+exponentially many)."""
+
+
 def check_depth(value: Any, what: str) -> None:
     """Raise `DecodeError` when ``value`` nests lists/dicts/tuples deeper than `MAX_DEPTH`.
 
     Iterative, and stops at the first branch too deep: a value 100,000 levels deep costs no more
-    than one `MAX_DEPTH` levels deep. Shared objects are visited once.
+    than one `MAX_DEPTH` levels deep. A tree (what parsed JSON is) is walked without bookkeeping;
+    past `_TREE_BUDGET` containers the walk starts over visiting shared objects once.
     """
-    if not isinstance(value, (dict, list, tuple)):
+    if not isinstance(value, _CONTAINERS):
         return
+    if not _walk_tree(value, what):
+        _walk_shared(value, what)
+
+
+def _walk_tree(value: Any, what: str) -> bool:
+    """The depth check without a seen-set; False when the budget ran out first."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    budget = _TREE_BUDGET
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        budget -= 1
+        if budget < 0:
+            return False
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, _CONTAINERS):
+                stack.append((child, depth + 1))
+    return True
+
+
+def _walk_shared(value: Any, what: str) -> None:
+    """The depth check visiting each shared object once (any graph of containers)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     seen: set[int] = set()
     while stack:
@@ -41,7 +73,7 @@ def check_depth(value: Any, what: str) -> None:
         seen.add(id(node))
         children = node.values() if isinstance(node, dict) else node
         for child in children:
-            if isinstance(child, (dict, list, tuple)):
+            if isinstance(child, _CONTAINERS):
                 stack.append((child, depth + 1))
 
 

@@ -32,6 +32,7 @@ from pydantic import (
 
 from ._checks import check_count
 from ._depth import check_depth, loads
+from ._loading import load_json_messages
 from .blocks import (
     Block,
     ContentBlock,
@@ -508,7 +509,12 @@ def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Messag
     """
     document: Any = data
     if isinstance(data, (str, bytes)):
-        document = loads(data, "message history")
+        loaded = load_json_messages(
+            data, Message, _messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
+        )
+        if loaded is not None:
+            return loaded
+        document = loads(data, "message history")  # the checked path names what is wrong
     else:
         check_depth(document, "message history")
     if isinstance(document, dict):

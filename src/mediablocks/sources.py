@@ -236,6 +236,22 @@ class Base64Source(_BaseSource):
     def _load(self, policy: FetchPolicy | None) -> bytes:
         return b64decode(self.data, what=self.describe())
 
+    @property
+    def decoded_size(self) -> int:
+        """How many bytes the text decodes to, without decoding it."""
+        text = self.data
+        return len(text) // 4 * 3 - text[-2:].count("=")
+
+    def decoded_range(self, offset: int, n: int) -> bytes:
+        """At most ``n`` bytes from ``offset``, decoding only the 4-character groups that hold
+        them (header parsers read a few ranges of a large image; the rest stays text)."""
+        if self._data is not None:
+            return self._data[offset : offset + n]
+        first, last = offset // 3, -(-(offset + n) // 3)
+        chunk = b64decode(self.data[first * 4 : last * 4], what=self.describe())
+        skip = offset - first * 3
+        return chunk[skip : skip + n]
+
     def base64(self, policy: FetchPolicy | None = None) -> str:
         return self.data
 

@@ -30,6 +30,7 @@ from .blocks import ContentBlock, ToolCallBlock, ToolResultBlock
 from .errors import DecodeError, MediaBlocksError, ToolResultMismatchError
 from .messages import AssistantMessage, Message, ToolMessage
 from .providers._common import as_dict, malformed_field
+from .providers._fold import END
 from .providers._options import canonical_provider
 from .providers.registry import provider_entry
 
@@ -64,6 +65,13 @@ class StreamAccumulator:
         An event that is not one this provider sends, or has fields of the wrong JSON type, or nests
         past `MAX_DEPTH`, raises `DecodeError` naming the event; the events before it stay folded.
         """
+        if self._folder.take(iter((event,)))[0]:  # a plain text delta: nothing in it can nest
+            self.events += 1
+            return
+        self._add_checked(event)
+
+    def _add_checked(self, event: Any) -> None:
+        """`add` for an event the fold's fast path did not take: the depth check, then the fold."""
         number = self.events + 1
         data = as_dict(event)
         if not isinstance(data, dict):
@@ -82,6 +90,27 @@ class StreamAccumulator:
                 f"{malformed_field(data)} ({type(exc).__name__}: {exc})"
             ) from None
         self.events += 1
+
+    def _add_all(self, events: Iterable[Any]) -> None:
+        """Take every event of ``events`` in order (what `from_stream` does).
+
+        Runs of plain text deltas go through the fold's fast path in one loop; every other event
+        goes through `add`'s checks. ``events`` that is not iterable raises `DecodeError`.
+        """
+        try:
+            iterator = iter(events)
+        except TypeError:
+            raise DecodeError(
+                f"{self.provider} stream: the events are a {type(events).__name__}, "
+                "not an iterable of events"
+            ) from None
+        take = self._folder.take
+        while True:
+            taken, event = take(iterator)
+            self.events += taken
+            if event is END:
+                return
+            self._add_checked(event)
 
     def response(self) -> dict[str, Any]:
         """The events so far as the provider's own complete response (what `message` decodes)."""
@@ -133,14 +162,18 @@ def _flag_invalid_arguments(message: AssistantMessage, invalid: dict[str, str]) 
 def from_stream(events: Iterable[Any], provider: str) -> AssistantMessage:
     """Fold a whole stream of events into one assistant message."""
     accumulator = StreamAccumulator(provider)
-    for event in events:
-        accumulator.add(event)
+    accumulator._add_all(events)
     return accumulator.message()
 
 
 async def afrom_stream(events: AsyncIterable[Any], provider: str) -> AssistantMessage:
     """`from_stream` for an async iterator of events (the async SDK clients' streams)."""
     accumulator = StreamAccumulator(provider)
+    if not isinstance(events, AsyncIterable):
+        raise DecodeError(
+            f"{accumulator.provider} stream: the events are a {type(events).__name__}, "
+            "not an async iterable of events"
+        )
     async for event in events:
         accumulator.add(event)
     return accumulator.message()

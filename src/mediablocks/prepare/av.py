@@ -21,7 +21,6 @@ from ..media import AudioBlock
 from .slots import _replaced, _Slot
 from .state import _Preparation
 
-
 _FFMPEG = "FFmpeg (PyAV)"
 
 

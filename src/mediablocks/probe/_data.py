@@ -54,6 +54,25 @@ class _FileData(_Data):
         return self._whole()
 
 
+class _RangeData(_Data):
+    """Random access through a range reader (base64 text decoded only where it is read)."""
+
+    def __init__(
+        self, size: int, read_range: Callable[[int, int], bytes], whole: Callable[[], bytes]
+    ) -> None:
+        self.size = size
+        self._read_range = read_range
+        self._whole = whole
+
+    def at(self, offset: int, n: int) -> bytes:
+        if offset < 0 or n <= 0 or offset >= self.size:
+            return b""
+        return self._read_range(offset, min(n, self.size - offset))
+
+    def whole(self) -> bytes | memoryview:
+        return self._whole()
+
+
 class _Truncated(Exception):
     """Internal: a structure ran past the end of the data."""
 

@@ -13,8 +13,8 @@ from .._files import open_regular
 from ..errors import DecodeError, MediaBlocksError
 from ..mime import detect_mime, normalize_mime
 from ..policy import FetchPolicy
-from ..sources import PathSource
-from ._data import _BufferData, _Data, _Fields, _FileData, _Truncated
+from ..sources import Base64Source, PathSource
+from ._data import _BufferData, _Data, _Fields, _FileData, _RangeData, _Truncated
 from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
 from .documents import _pdf
 from .images import _gif, _heif, _jpeg, _png, _webp
@@ -103,7 +103,8 @@ def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
     if mime == "application/octet-stream":
         mime = None  # "unknown" to the caller: our own signatures may know better
     if mime is None:
-        mime = detect_mime(memoryview(d.at(0, 8192)) if isinstance(d, _FileData) else d.whole())
+        window = isinstance(d, (_FileData, _RangeData))
+        mime = detect_mime(memoryview(d.at(0, 8192)) if window else d.whole())
         if mime is None and kind in _WEAK_SNIFFS:
             # An 11-bit sync word alone is not audio: bytes no signature recognises get the
             # empty answer docs/probe.md promises, never a DecodeError about a format they are not.
@@ -161,4 +162,7 @@ def probe(block: MediaBlock, policy: FetchPolicy | None = None) -> MediaInfo:
             return _probe(data, block.mime_type, what)
         finally:
             handle.close()
+    if isinstance(source, Base64Source):  # decode only the ranges the header parsers read
+        ranged = _RangeData(source.decoded_size, source.decoded_range, lambda: block.read(policy))
+        return _probe(ranged, block.mime_type, what)
     return _probe(_BufferData(block.read(policy)), block.mime_type, what)

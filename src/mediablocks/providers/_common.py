@@ -444,24 +444,38 @@ def wrong_typed_field(payload: Any) -> str | None:
     arguments, schemas); the answer reads ``messages[3].content[0].type is a list, not a string``,
     or None when every one is a string.
     """
-    queue: list[tuple[Any, str]] = [(as_dict(payload), "")]
-    for node, path in queue:
+    # Each entry: a value, the entry it sits in, and its key or index there. Paths are spelled
+    # only for the one field reported, not for every value visited.
+    queue: list[tuple[Any, int, str | int]] = [(as_dict(payload), -1, "")]
+    for at, (node, _, _) in enumerate(queue):
         if len(queue) > _DIAGNOSIS_BUDGET:
             break
         if isinstance(node, dict):
             for key in _TYPED_KEYS:
                 value = node.get(key)
                 if key in node and value is not None and not isinstance(value, str):
-                    where = f"{path}.{key}" if path else key
-                    return f"{where} is {_json_type(value)}, not a string"
+                    return f"{_path(queue, at, key)} is {_json_type(value)}, not a string"
             for key, value in node.items():
                 if key not in _FREE_FORM and isinstance(value, (dict, list)):
-                    queue.append((value, f"{path}.{key}" if path else str(key)))
+                    queue.append((value, at, str(key)))
         elif isinstance(node, list):
             for index, value in enumerate(node):
                 if isinstance(value, (dict, list)):
-                    queue.append((value, f"{path}[{index}]"))
+                    queue.append((value, at, index))
     return None
+
+
+def _path(queue: list[tuple[Any, int, str | int]], at: int, key: str) -> str:
+    """``messages[3].content[0].type``: the path of ``key`` in the entry at ``at``."""
+    steps: list[str | int] = [key]
+    while at > 0:
+        _, parent, step = queue[at]
+        steps.append(step)
+        at = parent
+    path = ""
+    for step in reversed(steps):
+        path += f"[{step}]" if isinstance(step, int) else (f".{step}" if path else step)
+    return path
 
 
 def strict_b64decode(text: str, what: str) -> bytes:

@@ -9,12 +9,16 @@ from __future__ import annotations
 import enum
 import json
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import DecodeError
 from ._common import parse_args
 
-__all__ = ["Folder", "Pieces", "ToolCall", "field", "plain", "text_piece", "wire_index"]
+__all__ = ["END", "Folder", "Pieces", "ToolCall", "field", "plain", "text_piece", "wire_index"]
+
+END: Any = object()
+"""What `Folder.take` returns when the events ran out."""
 
 
 def field(data: Any, *names: str, default: Any = None) -> Any:
@@ -70,12 +74,22 @@ class Pieces:
             self._entries[key] = entry
         entry[1].append(piece)
 
+    def list_for(self, target: dict[str, Any], field: str) -> list[str]:
+        """The piece list behind ``target[field]``, for a fold's fast path to append to directly
+        (each piece a non-empty string, as `append` takes)."""
+        key = (id(target), field)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = (target, [target.get(field) or ""])
+            self._entries[key] = entry
+        return entry[1]
+
     def apply(self) -> None:
         """Write the joined text into every target (cheap when nothing new arrived)."""
         for (_, field), (target, pieces) in self._entries.items():
-            if len(pieces) > 1:
+            if len(pieces) > 1:  # a list no piece was added to leaves its target as it was
                 pieces[:] = ["".join(pieces)]
-            target[field] = pieces[0]
+                target[field] = pieces[0]
 
 
 class ToolCall:
@@ -143,6 +157,17 @@ class Folder:
 
     def add(self, event: dict[str, Any]) -> None:  # pragma: no cover - each folder overrides
         raise NotImplementedError
+
+    def take(self, events: Iterator[Any]) -> tuple[int, Any]:
+        """Fold the plain text deltas at the head of ``events`` on a fast path.
+
+        Returns how many events were folded and the first event that needs `add` (with the
+        accumulator's checks), or `END` when the events ran out. A fast path takes only events
+        whose kept part is a string (a text delta into a known block) and never raises: what it
+        ignores of an event is not kept, so its nesting cannot matter; every other event goes to
+        `add`, after the depth check. This default has no fast path.
+        """
+        return 0, next(events, END)
 
     def response(self) -> dict[str, Any]:  # pragma: no cover - each folder overrides
         raise NotImplementedError

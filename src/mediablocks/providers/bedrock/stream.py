@@ -5,11 +5,12 @@ Events in (dicts or SDK event objects made dicts), the provider's whole response
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ...errors import DecodeError
 from .._common import strict_b64decode
-from .._fold import Folder
+from .._fold import END, Folder
 
 
 class BedrockFolder(Folder):
@@ -47,6 +48,29 @@ class BedrockFolder(Folder):
                 if key.endswith("Exception"):  # modelStreamErrorException, throttlingException...
                     self.error = {"type": key, **(value if isinstance(value, dict) else {})}
                     self.stop_reason = f"error: {key}"
+
+    def take(self, events: Iterator[Any]) -> tuple[int, Any]:
+        """The fast path: text deltas into the open text block (see `Folder.take`)."""
+        taken = 0
+        current = self.current
+        block: dict[str, Any] | None = None  # the item the last delta fed, and its pieces
+        pieces: list[str] = []
+        for taken, event in enumerate(events, 1):
+            try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
+                if type(event) is dict and len(event) == 1:
+                    body = event["contentBlockDelta"]
+                    text = body["delta"]["text"]
+                    item = current[body["contentBlockIndex"]]
+                    if type(text) is str and item["kind"] == "text":
+                        if item is not block:
+                            block, pieces = item, self.pieces.list_for(item, "text")
+                        if text:
+                            pieces.append(text)
+                        continue
+            except (KeyError, TypeError, IndexError):
+                pass
+            return taken - 1, event
+        return taken, END
 
     def _start(self, index: int, start: dict[str, Any]) -> None:
         tool = start.get("toolUse")

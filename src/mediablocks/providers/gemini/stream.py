@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from ..._depth import MAX_DEPTH
+from ..._depth import MAX_DEPTH, check_depth
 from ...errors import DecodeError
-from .._fold import Folder, ToolCall, field, plain
+from .._fold import END, Folder, ToolCall, field, plain
+
+_FAST_KEYS = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId", "createTime"})
+"""The chunk fields the fast path knows (others, snake_case spellings included, go to ``add``)."""
 
 _JSON_PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
 
@@ -26,6 +30,37 @@ class GeminiFolder(Folder):
         self.continuing: tuple[ToolCall, dict[str, Any]] | None = None
         self.partial_open: set[str] = set()  # JSON paths whose string value continues
         self.extra: dict[str, Any] = {}
+        self.unchecked = False  # whether `take` kept fields whose depth `response` must check
+
+    def take(self, events: Iterator[Any]) -> tuple[int, Any]:
+        """The fast path: chunks of one text part that continues the last text (see
+        `Folder.take`). The usage, id and model they carry replace the earlier ones unchecked: only
+        the last are kept, and `response` checks their depth once."""
+        last = self.out[-1] if self.out else {}
+        if "text" not in last or last.get("thought") or "thoughtSignature" in last:
+            return 0, next(events, END)  # nothing a plain text part could merge into
+        pieces = self.pieces.list_for(last, "text")
+        taken = 0
+        for taken, event in enumerate(events, 1):
+            try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
+                if type(event) is dict and event.keys() <= _FAST_KEYS:
+                    (candidate,) = event["candidates"]
+                    (part,) = candidate["content"]["parts"]
+                    text = part["text"]
+                    if type(text) is str and len(part) == 1 and "finishReason" not in candidate:
+                        usage = event.get("usageMetadata")
+                        if usage:
+                            self.usage = usage
+                        self.response_id = event.get("responseId") or self.response_id
+                        self.model = event.get("modelVersion") or self.model
+                        self.unchecked = True
+                        if text:
+                            pieces.append(text)
+                        continue
+            except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+                pass
+            return taken - 1, event
+        return taken, END
 
     def add(self, event: dict[str, Any]) -> None:
         self.response_id = field(event, "responseId", "response_id") or self.response_id
@@ -131,6 +166,9 @@ class GeminiFolder(Folder):
             self.partial_open.discard(path)
 
     def response(self) -> dict[str, Any]:
+        if self.unchecked:  # what the fast path kept: the last usage, id and model seen
+            check_depth([self.usage, self.response_id, self.model], "gemini stream chunk fields")
+            self.unchecked = False
         parts = []
         for item in self.out:
             if "functionCall" in item:

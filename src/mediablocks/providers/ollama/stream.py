@@ -5,9 +5,10 @@ Events in (dicts or SDK event objects made dicts), the provider's whole response
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from .._fold import Folder
+from .._fold import END, Folder
 
 
 class OllamaFolder(Folder):
@@ -18,6 +19,27 @@ class OllamaFolder(Folder):
         self.text: list[str] = []
         self.thinking: list[str] = []
         self.final: dict[str, Any] = {}
+
+    def take(self, events: Iterator[Any]) -> tuple[int, Any]:
+        """The fast path: chunks carrying only content text (see `Folder.take`)."""
+        taken = 0
+        text = self.text
+        model = self.model
+        for taken, event in enumerate(events, 1):
+            try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
+                if type(event) is dict and event["done"] is False and event["model"] == model:
+                    message = event["message"]
+                    content = message["content"]
+                    if type(content) is str and (
+                        len(message) <= 2
+                        or not (message.get("thinking") or message.get("tool_calls"))
+                    ):
+                        text.append(content)
+                        continue
+            except (KeyError, TypeError, IndexError, AttributeError):
+                pass
+            return taken - 1, event
+        return taken, END
 
     def add(self, event: dict[str, Any]) -> None:
         self.model = event.get("model") or self.model

@@ -13,10 +13,11 @@ from the wire key dicts; no list is ever sized by one.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 from ...errors import DecodeError
-from .._fold import Folder, text_piece, wire_index
+from .._fold import END, Folder, text_piece, wire_index
 
 _EMPTY: tuple[Any, ...] = (None, "", [], {})
 
@@ -100,6 +101,37 @@ class OpenAIResponsesFolder(Folder):
         elif kind == "error":
             skip = ("type", "sequence_number")
             self.error = {k: v for k, v in event.items() if k not in skip and v is not None}
+
+    def take(self, events: Iterator[Any]) -> tuple[int, Any]:
+        """The fast path: text deltas into a part already streamed (see `Folder.take`)."""
+        taken = 0
+        streamed = self.streamed
+        fed: tuple[object, object] = (None, None)  # the indexes the last delta fed
+        pieces: list[str] = []  # and that part's pieces
+        for taken, event in enumerate(events, 1):
+            try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
+                if type(event) is dict and event["type"] == "response.output_text.delta":
+                    delta = event["delta"]
+                    output_index = event["output_index"]
+                    content_index = event["content_index"]
+                    if type(delta) is str:
+                        # The same int objects as the last delta's (small ints are shared):
+                        # the same part. Anything else is checked and looked up.
+                        if output_index is not fed[0] or content_index is not fed[1]:
+                            if type(output_index) is not int or type(content_index) is not int:
+                                return taken - 1, event
+                            part = streamed[output_index]["content"][content_index]
+                            if "annotations" not in part:
+                                return taken - 1, event
+                            fed = (output_index, content_index)
+                            pieces = self.pieces.list_for(part, "text")
+                        if delta:
+                            pieces.append(delta)
+                        continue
+            except (KeyError, TypeError, IndexError):
+                pass
+            return taken - 1, event
+        return taken, END
 
     def _announce(self, index: int, item: dict[str, Any], final: bool) -> None:
         """An item the stream sends whole: merged with what is known of it already."""

@@ -1,0 +1,99 @@
+"""Loading a stored message history from JSON text straight into models, with the depth limit.
+
+`load_messages` on text validates it with pydantic-core from JSON directly (no ``json.loads``,
+no walk over the parsed tree before validation). The depth limit still holds: pydantic-core's
+own parser refuses nesting past about 200 levels, and the validated messages are then walked
+once (models, and the free-form dicts and lists they hold) for `MAX_DEPTH`. Anything the fast
+path cannot take, invalid input included, goes back to the checked path, which names the error.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
+
+from ._depth import MAX_DEPTH
+from .errors import DecodeError
+
+__all__ = ["check_loaded_depth", "load_json_messages"]
+
+
+@functools.cache
+def _document_adapter(message: Any) -> TypeAdapter[Any]:
+    """The validator for the envelope `dump_messages` writes, built on first use (other keys are
+    ignored, as the checked path does)."""
+
+    class Document(TypedDict):
+        format: Any
+        version: Any
+        messages: list[message]
+
+    return TypeAdapter(Document)
+
+
+def load_json_messages(
+    data: str | bytes,
+    message_type: Any,
+    messages_adapter: TypeAdapter[list[Any]],
+    format_name: str,
+    version: int,
+) -> list[Any] | None:
+    """The messages in a stored document or bare JSON list, or None to take the checked path
+    (anything invalid, a foreign format or a newer version: the checked path names the error).
+
+    ``messages_adapter`` validates a list of ``message_type``; the envelope is built around it
+    (passed in, so this module does not import `mediablocks.messages` back).
+    """
+    start = data.lstrip()[:1]
+    above = 0  # levels around the message list: the document object, for a document
+    try:
+        if start in ("[", b"["):
+            messages = messages_adapter.validate_json(data)
+        elif start in ("{", b"{"):
+            document = _document_adapter(message_type).validate_json(data)
+            found = document["version"]
+            if document["format"] != format_name or type(found) is not int or found > version:
+                return None
+            messages = document["messages"]
+            above = 1
+        else:
+            return None
+    except ValidationError:
+        return None
+    check_loaded_depth(messages, "message history", above)
+    return messages
+
+
+def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:
+    """Raise `DecodeError` when validated models nest (models, dicts, lists) past `MAX_DEPTH`.
+
+    A model counts one level, as the JSON object it came from; ``above`` levels held ``value``
+    in the JSON it came from. Iterative: strings and numbers
+    are skipped at once, so a text-heavy history costs a few steps per block.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1 + above)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        kind = type(node)
+        if kind is dict:
+            children: Any = node.values()
+        elif kind is list or kind is tuple:
+            children = node
+        elif isinstance(node, BaseModel):
+            children = node.__dict__.values()
+        else:
+            continue
+        for child in children:
+            # Strings and other leaves are skipped at once; an empty dict or list adds a level
+            # too, but can only break the limit itself.
+            if type(child) not in _LEAVES and (child or depth >= MAX_DEPTH):
+                stack.append((child, depth + 1))
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes, datetime})
