@@ -18,6 +18,7 @@ EXPECTED_BUILTINS = {
     "ImageBombError": ValueError,
     "InvalidSourceError": ValueError,
     "InvalidOptionError": ValueError,
+    "InvalidTextError": ValueError,
     "DownloadTooLargeError": OSError,
     "SourceError": OSError,
     "PathNotAllowedError": PermissionError,

@@ -6,14 +6,17 @@ through JSON losslessly, media bytes included (as base64).
 
 from __future__ import annotations
 
+import builtins
 import functools
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, TypeVar, Union, overload
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ._base import BlockBase
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+
+_MediaT = TypeVar("_MediaT", bound=MediaBlock)
 
 __all__ = [
     "Block",
@@ -114,12 +117,18 @@ class ToolResultBlock(BlockBase):
             return self.content
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
-    @property
-    def media(self) -> list[MediaBlock]:
-        """The media blocks in the result."""
+    @overload
+    def media(self) -> list[MediaBlock]: ...
+
+    @overload
+    def media(self, kind: builtins.type[_MediaT]) -> list[_MediaT]: ...
+
+    def media(self, kind: builtins.type[MediaBlock] = MediaBlock) -> list[Any]:
+        """The media blocks in the result, or only those of one class, typed:
+        ``result.media(ImageBlock)`` is a ``list[ImageBlock]``."""
         if isinstance(self.content, str):
             return []
-        return [b for b in self.content if isinstance(b, MediaBlock)]
+        return [b for b in self.content if isinstance(b, kind)]
 
 
 Block = Annotated[

@@ -19,6 +19,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     │                                            or one with no end (a device, a FIFO)
     ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
     ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
+    ├── InvalidTextError (ValueError)        text that is not valid Unicode (a lone surrogate)
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
     │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
     ├── FetchError (OSError)                 a URL could not be fetched
@@ -43,6 +44,7 @@ __all__ = [
     "ImageBombError",
     "InvalidOptionError",
     "InvalidSourceError",
+    "InvalidTextError",
     "MediaBlocksError",
     "MediaTypeError",
     "PathNotAllowedError",
@@ -115,6 +117,11 @@ class InvalidSourceError(MediaBlocksError, ValueError):
 
 class InvalidOptionError(MediaBlocksError, ValueError):
     """An option, policy setting or `encode_json` field with a value mediablocks does not accept."""
+
+
+class InvalidTextError(MediaBlocksError, ValueError):
+    """Text that cannot be written as UTF-8 (a lone surrogate, say from a bad ``\\ud83d``
+    escape): named by message and block when a history is dumped, sent or validated."""
 
 
 class SourceError(MediaBlocksError, OSError):

@@ -36,6 +36,7 @@ from .messages import (
     ToolMessage,
     _message_adapter,
     normalize_role,
+    sent_content,
 )
 from .parsing import parse_blocks
 from .tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
@@ -93,8 +94,8 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
         raise DecodeError(f"a message is a dict or a Message, not a {type(data).__name__}")
     check_depth(data, "message")
     content = data.get("content")
-    if isinstance(content, list):
-        data = {**data, "content": parse_blocks(content, unknown="raw")}
+    if isinstance(content, (list, tuple)):
+        data = {**data, "content": parse_blocks(list(content), unknown="raw")}
     try:
         return _message_adapter().validate_python(data)
     except ValidationError as exc:
@@ -317,7 +318,7 @@ def count_tokens(
 
         provider = canonical_provider(provider)
     items = as_messages(messages)
-    return sum(_block_tokens(b, provider, model) for m in items for b in m.content)
+    return sum(_block_tokens(b, provider, model) for m in items for b in sent_content(m))
 
 
 def _units(messages: Sequence[Message]) -> list[list[Message]]:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -29,9 +30,12 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticSerializationError
 
 from ._checks import check_count
 from ._depth import check_depth, loads
+from ._frozen import EMPTY, EMPTY_BLOCKS, freeze_blocks, freeze_mapping
+from ._unicode import check_text
 from .blocks import (
     Block,
     ContentBlock,
@@ -39,6 +43,7 @@ from .blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    _blocks_adapter,
     summarize_validation_error,
 )
 from .errors import DecodeError
@@ -169,6 +174,7 @@ def _add_raw(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 
 
 _MessageT = TypeVar("_MessageT", bound="_MessageBase")
+_MediaT = TypeVar("_MediaT", bound=MediaBlock)
 
 
 class _TextAccessor:
@@ -204,9 +210,10 @@ class _MessageBase(BaseModel):
 
     id: str = Field(default_factory=_new_id)
     timestamp: datetime = Field(default_factory=_now)
-    content: list[Block] = []
-    metadata: dict[str, Any] = {}
-    """The application's own notes; never sent to a model."""
+    content: Annotated[tuple[Block, ...], AfterValidator(freeze_blocks)] = EMPTY_BLOCKS
+    """The blocks, a tuple: a frozen message cannot change in place (see `with_content`)."""
+    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    """The application's own notes, read-only (a `FrozenDict`); never sent to a model."""
 
     @model_validator(mode="before")
     @classmethod
@@ -226,10 +233,36 @@ class _MessageBase(BaseModel):
     """On an instance, the text blocks joined with newlines; on the class, a constructor:
     ``UserMessage.text("hi")`` is a user message holding one text block."""
 
-    @property
-    def media(self) -> list[MediaBlock]:
-        """The media blocks directly in this message."""
-        return [b for b in self.content if isinstance(b, MediaBlock)]
+    @overload
+    def media(self) -> list[MediaBlock]: ...
+
+    @overload
+    def media(self, kind: type[_MediaT]) -> list[_MediaT]: ...
+
+    def media(self, kind: type[MediaBlock] = MediaBlock) -> list[Any]:
+        """The media blocks directly in this message, or only those of one class, typed:
+        ``msg.media(ImageBlock)`` is a ``list[ImageBlock]``."""
+        return [b for b in self.content if isinstance(b, kind)]
+
+    def with_content(self: _MessageT, *items: str | Block | MediaBlock) -> _MessageT:
+        """A copy of this message (same id and fields) with ``items`` appended to its content.
+
+        Strings become text blocks. Messages are frozen: this is how a block is added.
+        """
+        added = _blocks_adapter().validate_python(_as_blocks(list(items)))
+        return self.model_copy(update={"content": [*self.content, *added]})
+
+    def model_copy(
+        self: _MessageT, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> _MessageT:
+        """A copy with ``update`` applied; content stays a tuple and metadata read-only."""
+        if update:
+            update = dict(update)
+            if "content" in update:
+                update["content"] = freeze_blocks(_as_blocks(update["content"]))
+            if "metadata" in update:
+                update["metadata"] = freeze_mapping(update["metadata"])
+        return super().model_copy(update=update, deep=deep)
 
 
 class SystemMessage(_MessageBase):
@@ -245,7 +278,7 @@ class SystemMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["system"] = ...,
         ) -> None: ...
 
@@ -264,7 +297,7 @@ class UserMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["user"] = ...,
             name: str | None = ...,
         ) -> None: ...
@@ -325,7 +358,7 @@ class AssistantMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["assistant"] = ...,
             usage: Usage | None = ...,
             stop_reason: str | None = ...,
@@ -384,7 +417,7 @@ class ToolMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["tool"] = ...,
         ) -> None: ...
 
@@ -453,6 +486,26 @@ class CompactionSummaryMessage(_MessageBase):
     tokens_before: int | None = None
     first_kept_id: str | None = None
 
+    def as_user(self) -> UserMessage:
+        """The user message sent in its place with ``encode(..., compaction="user")`` (same id
+        and time): what the model sees, and what token counts count."""
+        return UserMessage(
+            id=self.id,
+            timestamp=self.timestamp,
+            content=f"Summary of the earlier conversation:\n{self.summary}",
+        )
+
+
+def sent_content(message: Any) -> Sequence[Any]:
+    """The blocks a model is sent for ``message``: its content; a compaction summary's as a user
+    turn (as ``compaction="user"`` sends it); nothing for the other session messages."""
+    if isinstance(message, CompactionSummaryMessage):
+        return message.as_user().content
+    if isinstance(message, (CustomMessage, BranchSummaryMessage)):
+        return ()
+    content: Sequence[Any] = getattr(message, "content", ())
+    return content
+
 
 def _role_of(value: Any) -> str | None:
     role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
@@ -496,7 +549,11 @@ def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> 
     """A versioned JSON document holding the messages, media bytes inline as base64."""
     if indent is not None:
         check_count("dump_messages", "indent", indent)
-    body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
+    try:
+        body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
+    except (PydanticSerializationError, UnicodeError):
+        check_text(messages)  # names the message and block holding a lone surrogate
+        raise
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal, overload
 from pydantic import BaseModel, ValidationError
 
 from .._depth import check_depth, loads
+from .._unicode import check_text
 from ..blocks import RawBlock, ToolCallBlock, summarize_validation_error
 from ..errors import (
     DecodeError,
@@ -30,6 +31,7 @@ from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
+from ..validation import check_sendable
 from . import _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
@@ -380,6 +382,7 @@ def _encode_with(
     if options.compaction == "user":
         listed = compaction_as_user(listed)
     listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
+    check_sendable(listed, provider)  # empty tool ids and names, documented length limits
     encoded = encoder(listed, options)
     if options.tools or options.tool_choice is not None or options.settings is not None:
         fields = request_module(provider).encode_fields(options)
@@ -523,4 +526,8 @@ def encode_json(
         raise InvalidOptionError(
             f"encode_json: field(s) {', '.join(clashes)} come from the messages; do not pass them"
         )
-    return write_json({**fields, **encoded}, sink, chosen.policy)
+    try:
+        return write_json({**fields, **encoded}, sink, chosen.policy)
+    except UnicodeError:
+        check_text(_as_messages(messages))  # names the message and block with a lone surrogate
+        raise
