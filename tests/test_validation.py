@@ -181,10 +181,9 @@ def test_a_call_to_a_tool_not_in_the_request_is_flagged() -> None:
         ),
     ]
     problems = validate(history, "anthropic", tools=[weather])
-    assert [(p.message_index, p.block_index, p.code) for p in problems] == [
-        (1, 1, "unknown-tool")
-    ]
-    assert "'launch'" in problems[0].message and "weather" in problems[0].message
+    assert [(p.message_index, p.block_index, p.code) for p in problems] == [(1, 1, "unknown-tool")]
+    assert "'launch'" in problems[0].message
+    assert "weather" in problems[0].message
     assert validate(history, tools=["weather", "launch"]) == []
     assert _codes(validate(history, tools=[])) == ["unknown-tool", "unknown-tool"]
     assert validate(history) == []  # no tools given: not checked

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .errors import DecodeError, InvalidOptionError
-from .messages import AssistantMessage, Message
+from .messages import AssistantMessage, Message, coerce_messages
 from .providers.registry import request_module
 from .settings import Settings
 from .tools import Tool, check_tool_choice
@@ -42,6 +42,12 @@ class Request(BaseModel):
     model: str | None = None
     extra: dict[str, Any] = {}
     """Request fields mediablocks does not model, verbatim, under the provider's own names."""
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _plain_messages(cls, value: Any) -> Any:
+        # "text" is one user message, ("user", "hi") pairs are messages (as `encode` takes them)
+        return coerce_messages(value)
 
     @field_validator("settings", mode="before")
     @classmethod

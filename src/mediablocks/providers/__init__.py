@@ -26,7 +26,7 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..messages import AssistantMessage, Message, _message_adapter
+from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
@@ -136,6 +136,7 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
 
 def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
     """A list of messages from one message, a sequence of them, or mediablocks-format dicts."""
+    messages = coerce_messages(messages)  # "text" is one user message; ("user", "hi") pairs
     items = [messages] if isinstance(messages, (BaseModel, dict)) else messages
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
         raise DecodeError(
