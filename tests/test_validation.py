@@ -235,5 +235,7 @@ def test_validate_and_pretty_take_dicts_and_a_single_message() -> None:
     ]
     assert _codes(validate(as_dicts)) == ["empty-text"]
     assert validate(mb.UserMessage.text("hi")) == []
-    with pytest.raises(mb.DecodeError, match="not a str"):
-        validate("hello")  # type: ignore[arg-type]
+    assert validate("hello", "anthropic") == []  # a plain string is one user message
+    assert _codes(validate([("user", "q"), ("assistant", " ")])) == ["empty-text"]
+    with pytest.raises(mb.DecodeError, match="not a int"):
+        validate(3)
