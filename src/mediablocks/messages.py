@@ -471,6 +471,12 @@ class AssistantMessage(_MessageBase):
         return data
 
     @property
+    def usage_or_zero(self) -> Usage:
+        """``usage``, or an all-zero `Usage` when the provider reported none: typed code reads
+        ``reply.usage_or_zero.output_tokens`` without a None check."""
+        return self.usage if self.usage is not None else Usage()
+
+    @property
     def tool_calls(self) -> list[ToolCallBlock]:
         """The tool calls in order."""
         return [b for b in self.content if isinstance(b, ToolCallBlock)]
