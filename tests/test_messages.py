@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mediablocks as mb
 
@@ -355,3 +358,30 @@ def test_a_plain_string_and_role_pairs_are_messages_everywhere() -> None:
         mb.encode([3], "openai")  # type: ignore[list-item]
     with pytest.raises(mb.DecodeError, match="role, content"):
         mb.encode([("wizard", "x")], "openai")  # type: ignore[list-item]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40),
+    where=st.sampled_from(["text", "args", "metadata", "thinking"]),
+)
+def test_any_text_is_dumped_losslessly_or_refused_by_name(text: str, where: str) -> None:
+    blocks: list[mb.Block] = [mb.TextBlock(text="fine")]
+    metadata: dict[str, str] = {}
+    if where == "text":
+        blocks.append(mb.TextBlock(text=text))
+    elif where == "args":
+        blocks.append(mb.ToolCallBlock(id="c", name="f", args={"q": [text]}))
+    elif where == "thinking":
+        blocks.append(mb.ThinkingBlock(thinking=text, provider="anthropic"))
+    else:
+        metadata["note"] = text
+    history = [mb.UserMessage(content="q"), mb.AssistantMessage(content=blocks, metadata=metadata)]
+    lone = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    place = "message 1, block 1" if where != "metadata" else "message 1:"
+    if lone:
+        with pytest.raises(mb.InvalidTextError, match=re.escape(place)):
+            mb.dump_messages(history)
+    else:
+        assert mb.load_messages(mb.dump_messages(history)) == history
+    assert ("invalid-unicode" in [p.code for p in mb.validate(history)]) == lone

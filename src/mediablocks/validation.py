@@ -342,7 +342,9 @@ def _block_rules(
     elif call_id == "":
         found.append(Problem(index, position, "empty-tool-call-id", "empty tool call id"))
     text = _long_text(block)
-    bad = surrogate_in(block) if deep else surrogate_in(text)
+    # encode checks the strings it sends as they are and a tool call's (small) arguments;
+    # validate walks every field
+    bad = surrogate_in(block if deep or isinstance(block, ToolCallBlock) else text)
     if bad is not None:
         found.append(Problem(index, position, "invalid-unicode", surrogate_note(bad)))
     limit = _MAX_STRING.get(wire or "")
