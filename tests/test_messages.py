@@ -287,7 +287,7 @@ def test_lone_surrogates_are_refused_by_name_when_dumped_or_sent() -> None:
         mb.encode_json(history, "openai")
     broken_text = [mb.UserMessage(content=["a", "bad \udc00 text"])]
     with pytest.raises(mb.InvalidTextError, match=r"message 0, block 1"):
-        mb.encode(broken_text, "anthropic")
+        mb.encode_json(broken_text, "anthropic", model="m", max_tokens=10)
     problems = mb.validate(history)
     assert [(p.message_index, p.block_index, p.code) for p in problems] == [
         (1, 1, "invalid-unicode")

@@ -16,20 +16,28 @@ from pydantic import BaseModel
 
 from .errors import InvalidTextError
 
-__all__ = ["check_text", "describe", "first_surrogate", "surrogate_in", "surrogate_note"]
+__all__ = [
+    "check_text",
+    "describe",
+    "first_surrogate",
+    "has_surrogate",
+    "surrogate_in",
+    "surrogate_note",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_WALK = 100  # nesting levels walked; deeper values are refused elsewhere (_depth)
 
 
-def _in_string(text: str) -> bool:
+def has_surrogate(text: str) -> bool:
+    """True when ``text`` holds a lone surrogate (ASCII text is answered without a search)."""
     return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def surrogate_in(value: Any, depth: int = 0) -> str | None:
     """The first string in ``value`` (a block, dict, list or string) holding a lone surrogate."""
     if isinstance(value, str):
-        return value if _in_string(value) else None
+        return value if has_surrogate(value) else None
     if depth > _MAX_WALK:
         return None
     if isinstance(value, BaseModel):

@@ -11,13 +11,14 @@ one role are not flagged: the Anthropic, Bedrock and Gemini translators merge th
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._unicode import surrogate_in, surrogate_note
 from .blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from .errors import InvalidTextError, MediaBlocksError, UnsupportedBlockError
+from .errors import MediaBlocksError, UnsupportedBlockError
 from .messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
 
 if TYPE_CHECKING:
@@ -272,7 +273,6 @@ _STRICT_CODES = frozenset(
         "empty-tool-name",
         "tool-call-id-too-long",
         "text-too-long",
-        "invalid-unicode",
     }
 )
 """What `check_sendable` raises on: what the provider's API refuses outright."""
@@ -282,13 +282,38 @@ def check_sendable(messages: Sequence[Message], provider: str) -> None:
     """Raise `UnsupportedBlockError` for what ``provider``'s API refuses outright (an empty tool
     call id or name, an id or a string past its documented length): called by `encode`."""
     wire = _wire(_canonical(provider))
+    max_string = _MAX_STRING.get(wire or "", sys.maxsize)
+    max_id = _MAX_CALL_ID.get(wire or "", sys.maxsize)
+    ids_needed = wire not in _IDS_OPTIONAL
     for index, message in enumerate(messages):
         for position, block in enumerate(message.content):
+            # a quick look first (every encode pays it); the full rules only where it fails
+            if not _suspect(block, max_string, max_id, ids_needed):
+                continue
             for problem in _block_rules(block, index, position, wire, None, deep=False):
-                if problem.code == "invalid-unicode":
-                    raise InvalidTextError(f"{provider}: {problem}")
                 if problem.code in _STRICT_CODES:
                     raise UnsupportedBlockError(f"{provider}: {problem}")
+
+
+def _suspect(block: Any, max_string: int, max_id: int, ids_needed: bool) -> bool:
+    """True when ``block`` may break a rule `check_sendable` enforces (false alarms allowed).
+
+    Only lengths and emptiness, dispatched on the ``type`` tag: cheap enough for every `encode`.
+    Lone surrogates are found where text becomes UTF-8 (`encode_json`, `dump_messages`) or by
+    `validate`, not here."""
+    kind = block.type
+    if kind == "text":
+        return len(block.text) > max_string
+    if kind == "tool_call":
+        return not block.name or len(block.id) > max_id or (ids_needed and not block.id)
+    if kind == "tool_result":
+        call_id = block.tool_call_id
+        if len(call_id) > max_id or (ids_needed and not call_id):
+            return True
+        return max_string < sys.maxsize and len(block.text) > max_string
+    if kind == "thinking":
+        return len(block.thinking) > max_string
+    return False
 
 
 def _block_rules(
@@ -342,9 +367,7 @@ def _block_rules(
     elif call_id == "":
         found.append(Problem(index, position, "empty-tool-call-id", "empty tool call id"))
     text = _long_text(block)
-    # encode checks the strings it sends as they are and a tool call's (small) arguments;
-    # validate walks every field
-    bad = surrogate_in(block if deep or isinstance(block, ToolCallBlock) else text)
+    bad = surrogate_in(block if deep else text)
     if bad is not None:
         found.append(Problem(index, position, "invalid-unicode", surrogate_note(bad)))
     limit = _MAX_STRING.get(wire or "")
