@@ -239,3 +239,12 @@ def test_validate_and_pretty_take_dicts_and_a_single_message() -> None:
     assert _codes(validate([("user", "q"), ("assistant", " ")])) == ["empty-text"]
     with pytest.raises(mb.DecodeError, match="not a int"):
         validate(3)
+
+
+def test_a_lone_surrogate_in_a_summary_or_metadata_is_flagged_on_the_message() -> None:
+    history = [
+        mb.CompactionSummaryMessage(summary="before \ud83d after"),
+        mb.UserMessage(content="q", metadata={"k": ["\udfff"]}),
+    ]
+    found = [(p.message_index, p.block_index, p.code) for p in validate(history)]
+    assert found == [(0, -1, "invalid-unicode"), (1, -1, "invalid-unicode")]

@@ -129,6 +129,9 @@ def validate(
 
     for position, (index, message) in enumerate(sent):
         is_last = position == len(sent) - 1
+        own = surrogate_in({k: v for k, v in message.__dict__.items() if k != "content"})
+        if own is not None:  # metadata, a summary...
+            problems.append(Problem(index, -1, "invalid-unicode", surrogate_note(own)))
         if message.role == "compaction_summary":
             continue  # sent as a user turn (compaction="user") or not at all
         if not message.content and not (is_last and isinstance(message, AssistantMessage)):
