@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+
+_B = TypeVar("_B", bound="BlockBase")
 
 
 class BlockBase(BaseModel):
@@ -33,6 +36,19 @@ class BlockBase(BaseModel):
         return self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]
+
+    def model_copy(self: _B, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> _B:
+        """A copy with ``update`` applied; ``metadata`` stays read-only and a tool result's
+        ``content`` a tuple (``model_copy`` does not validate, so they are frozen here)."""
+        if update and ("metadata" in update or "content" in update):
+            from ._frozen import freeze_blocks, freeze_mapping
+
+            update = dict(update)
+            if "metadata" in update and "metadata" in type(self).model_fields:
+                update["metadata"] = freeze_mapping(update["metadata"])
+            if isinstance(update.get("content"), (list, tuple)):
+                update["content"] = freeze_blocks(update["content"])
+        return super().model_copy(update=update, deep=deep)
 
     def for_provider(self, provider: str) -> dict[str, Any]:
         """This block's opaque data for one provider (empty when there is none)."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import builtins
 import functools
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar, Union, overload
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
 
 from ._base import BlockBase
+from ._frozen import EMPTY, freeze_blocks, freeze_mapping
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 
@@ -98,10 +100,11 @@ class ToolResultBlock(BlockBase):
 
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
-    content: str | list[ContentBlock] = ""
+    content: str | Annotated[tuple[ContentBlock, ...], AfterValidator(freeze_blocks)] = ""
+    """The result's text, or its blocks as a tuple (a list is accepted and compares equal)."""
     is_error: bool = False
     name: str | None = None
-    metadata: dict[str, Any] = {}
+    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
 
     @field_validator("content", mode="before")
     @classmethod

@@ -11,13 +11,15 @@ from __future__ import annotations
 import mimetypes
 import os
 import re
+from collections.abc import Mapping
 from io import BytesIO
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from pydantic import PrivateAttr, field_validator
+from pydantic import AfterValidator, PrivateAttr, field_validator
 
 from ._base import BlockBase
+from ._frozen import EMPTY, freeze_mapping
 from ._mime_rules import _DEFINITE, _KIND_TWINS, _WEAK_DETECTIONS, _is_text_like, _same_media
 from .datauri import (
     b64decode,
@@ -91,7 +93,8 @@ class MediaBlock(BlockBase):
     declared_mime: str | None = None
     filename: str | None = None
     strict: bool = False
-    metadata: dict[str, Any] = {}
+    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
 
     _mime: str | None = PrivateAttr(default=None)
 
