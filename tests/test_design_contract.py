@@ -880,7 +880,7 @@ def test_tool_message_from_result_and_from_results() -> None:
     (result,) = single.content
     assert isinstance(result, mb.ToolResultBlock)
     assert result.tool_call_id == "call_1"
-    assert result.media() == [image]
+    assert result.media == [image]
     several = mb.ToolMessage.from_results(
         [
             mb.ToolResultBlock(tool_call_id="a", content="ok"),

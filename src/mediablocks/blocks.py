@@ -6,7 +6,6 @@ through JSON losslessly, media bytes included (as base64).
 
 from __future__ import annotations
 
-import builtins
 import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar, Union, overload
@@ -23,6 +22,7 @@ _MediaT = TypeVar("_MediaT", bound=MediaBlock)
 __all__ = [
     "Block",
     "ContentBlock",
+    "MediaList",
     "RawBlock",
     "TextBlock",
     "ThinkingBlock",
@@ -31,6 +31,23 @@ __all__ = [
     "parse_block",
     "summarize_validation_error",
 ]
+
+
+class MediaList(list[MediaBlock]):
+    """The media blocks of a message or tool result: a list, also callable to keep one class.
+
+    ``msg.media`` is the list; ``msg.media()`` the same as a plain list; ``msg.media(ImageBlock)``
+    only the images, typed ``list[ImageBlock]`` (what a type checker cannot narrow by itself).
+    """
+
+    @overload
+    def __call__(self) -> list[MediaBlock]: ...
+
+    @overload
+    def __call__(self, kind: type[_MediaT]) -> list[_MediaT]: ...
+
+    def __call__(self, kind: type[MediaBlock] = MediaBlock) -> list[Any]:
+        return [b for b in self if isinstance(b, kind)]
 
 
 class TextBlock(BlockBase):
@@ -120,18 +137,13 @@ class ToolResultBlock(BlockBase):
             return self.content
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
-    @overload
-    def media(self) -> list[MediaBlock]: ...
-
-    @overload
-    def media(self, kind: builtins.type[_MediaT]) -> list[_MediaT]: ...
-
-    def media(self, kind: builtins.type[MediaBlock] = MediaBlock) -> list[Any]:
-        """The media blocks in the result, or only those of one class, typed:
+    @property
+    def media(self) -> MediaList:
+        """The media blocks in the result; call it to narrow by class, typed:
         ``result.media(ImageBlock)`` is a ``list[ImageBlock]``."""
         if isinstance(self.content, str):
-            return []
-        return [b for b in self.content if isinstance(b, kind)]
+            return MediaList()
+        return MediaList(b for b in self.content if isinstance(b, MediaBlock))
 
 
 Block = Annotated[

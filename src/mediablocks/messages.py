@@ -39,6 +39,7 @@ from ._unicode import check_text
 from .blocks import (
     Block,
     ContentBlock,
+    MediaList,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
@@ -310,16 +311,11 @@ class _MessageBase(BaseModel):
     """On an instance, the text blocks joined with newlines; on the class, a constructor:
     ``UserMessage.text("hi")`` is a user message holding one text block."""
 
-    @overload
-    def media(self) -> list[MediaBlock]: ...
-
-    @overload
-    def media(self, kind: type[_MediaT]) -> list[_MediaT]: ...
-
-    def media(self, kind: type[MediaBlock] = MediaBlock) -> list[Any]:
-        """The media blocks directly in this message, or only those of one class, typed:
+    @property
+    def media(self) -> MediaList:
+        """The media blocks directly in this message; call it to narrow by class, typed:
         ``msg.media(ImageBlock)`` is a ``list[ImageBlock]``."""
-        return [b for b in self.content if isinstance(b, kind)]
+        return MediaList(b for b in self.content if isinstance(b, MediaBlock))
 
     def with_content(self: _MessageT, *items: str | Block | MediaBlock) -> _MessageT:
         """A copy of this message (same id and fields) with ``items`` appended to its content.
