@@ -38,16 +38,12 @@ class BlockBase(BaseModel):
     __hash__ = None  # type: ignore[assignment]
 
     def model_copy(self: _B, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> _B:
-        """A copy with ``update`` applied; ``metadata`` stays read-only and a tool result's
-        ``content`` a tuple (``model_copy`` does not validate, so they are frozen here)."""
-        if update and ("metadata" in update or "content" in update):
-            from ._frozen import freeze_blocks, freeze_mapping
+        """A copy with ``update`` applied; ``metadata`` stays read-only (``model_copy`` does not
+        validate, so it is frozen here)."""
+        if update and "metadata" in update and "metadata" in type(self).model_fields:
+            from ._frozen import freeze_mapping
 
-            update = dict(update)
-            if "metadata" in update and "metadata" in type(self).model_fields:
-                update["metadata"] = freeze_mapping(update["metadata"])
-            if isinstance(update.get("content"), (list, tuple)):
-                update["content"] = freeze_blocks(update["content"])
+            update = {**update, "metadata": freeze_mapping(update["metadata"])}
         return super().model_copy(update=update, deep=deep)
 
     def for_provider(self, provider: str) -> dict[str, Any]:

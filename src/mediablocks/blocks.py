@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, overload
 from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
 
 from ._base import BlockBase
-from ._frozen import EMPTY, freeze_blocks, freeze_mapping
+from ._frozen import EMPTY, freeze_mapping
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 
@@ -117,8 +117,7 @@ class ToolResultBlock(BlockBase):
 
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
-    content: str | Annotated[tuple[ContentBlock, ...], AfterValidator(freeze_blocks)] = ""
-    """The result's text, or its blocks as a tuple (a list is accepted and compares equal)."""
+    content: str | list[ContentBlock] = ""
     is_error: bool = False
     name: str | None = None
     metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
