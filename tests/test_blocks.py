@@ -37,9 +37,9 @@ def test_tool_result_text_and_media(png_bytes: bytes) -> None:
     image = mb.ImageBlock.from_bytes(png_bytes)
     result = mb.ToolResultBlock(tool_call_id="c", content=[mb.TextBlock(text="a"), image])
     assert result.text == "a"
-    assert result.media() == [image]
+    assert result.media == [image]
     single = mb.ToolResultBlock(tool_call_id="c", content=image)
-    assert single.media() == [image]
+    assert single.media == [image]
 
 
 def test_parse_block_unknown_type_is_a_decode_error() -> None:

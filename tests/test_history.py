@@ -81,9 +81,9 @@ def test_filter_drops_kinds_and_roles(png_bytes: bytes) -> None:
     no_thinking = filter_messages(history, drop=["thinking"])
     assert not any(isinstance(b, mb.ThinkingBlock) for m in no_thinking for b in m.content)
     no_media = filter_messages(history, drop=["media"])
-    assert not any(m.media() for m in no_media)
+    assert not any(m.media for m in no_media)
     tool_message = next(m for m in no_media if m.role == "tool")
-    assert tool_message.content[0].media() == []  # type: ignore[union-attr]
+    assert tool_message.content[0].media == []  # type: ignore[union-attr]
     no_tools = filter_messages(history, drop=["tools"])
     assert all(m.role != "tool" for m in no_tools)
     users = filter_messages(history, roles=["user"])

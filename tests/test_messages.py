@@ -19,7 +19,7 @@ def test_user_message_constructors(png_bytes: bytes, wav_bytes: bytes) -> None:
     assert [type(b) for b in with_images.content] == [mb.TextBlock, mb.ImageBlock]
     with_audio = mb.UserMessage.with_audio("transcribe", [wav_bytes])
     assert isinstance(with_audio.content[1], mb.AudioBlock)
-    assert with_audio.media()[0].mime_type == "audio/wav"
+    assert with_audio.media[0].mime_type == "audio/wav"
 
 
 def test_with_images_refuses_non_images(wav_bytes: bytes) -> None:
@@ -63,7 +63,7 @@ def test_assistant_helpers() -> None:
 def test_tool_message_from_results(png_bytes: bytes) -> None:
     image = mb.ImageBlock.from_bytes(png_bytes)
     one = mb.ToolMessage.from_result("c1", [mb.TextBlock(text="ok"), image], name="shot")
-    assert one.results[0].media() == [image]
+    assert one.results[0].media == [image]
     assert one.results[0].name == "shot"
     two = mb.ToolMessage.from_results(
         [mb.ToolResultBlock(tool_call_id="a"), mb.ToolResultBlock(tool_call_id="b", is_error=True)]
@@ -108,7 +108,7 @@ def test_history_round_trip_is_lossless_and_versioned(png_bytes: bytes) -> None:
     assert document["version"] == 1
     back = mb.load_messages(text)
     assert back == history
-    assert back[1].media()[0].read() == png_bytes
+    assert back[1].media[0].read() == png_bytes
 
 
 @pytest.mark.parametrize(
@@ -236,7 +236,8 @@ def test_media_and_text_helpers_are_typed_narrowings(png_bytes: bytes, wav_bytes
     image = mb.ImageBlock.from_bytes(png_bytes)
     clip = mb.AudioBlock.from_bytes(wav_bytes)
     message = mb.UserMessage(content=["a", image, "b", clip])
-    assert message.media() == [image, clip]
+    assert message.media == [image, clip]  # a list,
+    assert message.media() == [image, clip]  # called: a plain list,
     assert message.media(mb.ImageBlock) == [image]
     assert message.media(mb.AudioBlock) == [clip]
     assert message.media(mb.VideoBlock) == []

@@ -40,7 +40,7 @@ def test_external_media_are_content_addressed_and_deduplicated(tmp_path: Path) -
     assert digest in (tmp_path / "h.json").read_text()
     back = load_history(tmp_path / "h.json", media_dir=media)
     assert [m.content for m in back] == [m.content for m in history]
-    assert back[2].results[0].media()[0].read() == png_bytes  # type: ignore[attr-defined]
+    assert back[2].results[0].media[0].read() == png_bytes  # type: ignore[attr-defined]
 
 
 def test_altered_or_missing_stored_media_are_refused(tmp_path: Path, png_bytes: bytes) -> None:
@@ -71,7 +71,7 @@ def test_redacted_view_shows_summaries_not_base64(png_bytes: bytes) -> None:
     assert mb.ImageBlock.from_bytes(png_bytes).to_base64()[0][:24] not in text
     assert view[0]["content"][1] == {
         "type": "image",
-        "media": media_summary(_history(png_bytes)[0].media()[0]),
+        "media": media_summary(_history(png_bytes)[0].media[0]),
     }
 
 
@@ -88,14 +88,14 @@ def test_path_media_stay_references_unless_embedded(tmp_path: Path, png_bytes: b
     assert kept["messages"][0]["content"][1]["source"] == {"kind": "path", "path": str(picture)}
     inline = save_history(history, embed_paths=True)
     picture.unlink()  # the history holds its own copy now
-    assert load_history(inline)[0].media()[0].read() == png_bytes
+    assert load_history(inline)[0].media[0].read() == png_bytes
     picture.write_bytes(png_bytes)
     media = tmp_path / "media"
     external = save_history(history, media_dir=media, embed_paths=True)
     digest = hashlib.sha256(png_bytes).hexdigest()
     assert f'"file": "{digest}.png"' in external
     picture.unlink()
-    assert load_history(external, media_dir=media)[0].media()[0].read() == png_bytes
+    assert load_history(external, media_dir=media)[0].media[0].read() == png_bytes
 
 
 def test_stored_media_need_the_folder(tmp_path: Path, png_bytes: bytes) -> None:

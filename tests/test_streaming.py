@@ -764,7 +764,7 @@ def test_bedrock_streamed_image_block_becomes_an_image(png_bytes: bytes) -> None
     )
     message = from_stream(events, "bedrock")
     assert message.text == "Drawn:"
-    assert [m.read() for m in message.media()] == [png_bytes]
+    assert [m.read() for m in message.media] == [png_bytes]
 
 
 def test_bedrock_server_tool_use_and_its_streamed_result_are_kept() -> None:
@@ -1404,7 +1404,7 @@ def test_gemini_generated_images_and_unmodelled_parts_are_kept(png_bytes: bytes)
     ]
     message = fold_both(events, "gemini", gemini_chunks)
     assert message.text == "Here:"
-    assert [m.read() for m in message.media()] == [png_bytes]
+    assert [m.read() for m in message.media] == [png_bytes]
     raw = message.content[-1]
     assert isinstance(raw, mb.RawBlock)
     assert json.loads(json.dumps(raw.data, default=str)) == code

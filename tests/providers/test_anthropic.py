@@ -724,7 +724,7 @@ def test_the_sdk_sends_our_fields_and_its_response_decodes(server: tuple[str, An
     sent = json.loads(body)
     assert sent["messages"] == json.loads(json.dumps(fields["messages"]))
     assert sent["system"] == "You are terse."
-    assert from_anthropic(sent)[1].media()[0].read() == png
+    assert from_anthropic(sent)[1].media[0].read() == png
     [reply] = from_anthropic(response)
     assert reply.response_id == RESPONSE["id"]
     assert reply.tool_calls[0].name == "get_forecast"

@@ -730,7 +730,7 @@ def test_botocore_sends_our_fields_and_its_response_decodes(server: tuple[str, A
     assert (method, path) == ("POST", "/model/my-model/converse")
     # What botocore puts on the wire is exactly our JSON target: same field names, base64 bytes.
     assert json.loads(body) == encode(history, target="json")
-    assert from_bedrock(json.loads(body))[1].media()[0].read() == png
+    assert from_bedrock(json.loads(body))[1].media[0].read() == png
     # boto3 gives bytes for blobs (here the redacted reasoning) and adds ResponseMetadata.
     assert (
         response["output"]["message"]["content"][1]["reasoningContent"]["redactedContent"]
