@@ -288,35 +288,39 @@ def check_sendable(messages: Sequence[Message], provider: str) -> None:
     max_string = _MAX_STRING.get(wire or "", sys.maxsize)
     max_id = _MAX_CALL_ID.get(wire or "", sys.maxsize)
     ids_needed = wire not in _IDS_OPTIONAL
+    # Every encode pays this loop, so it only reads lengths, dispatched on the type tag (faster
+    # than isinstance on pydantic models); the full rules run only once something fails.
+    limited = max_string < sys.maxsize
+    for message in messages:
+        blocks: Sequence[Any] = message.content  # read by tag: no union narrowing wanted here
+        for block in blocks:
+            kind = block.type
+            if kind == "tool_call":
+                ident = block.id
+                bad = not block.name or len(ident) > max_id or (ids_needed and not ident)
+            elif kind == "tool_result":
+                ident = block.tool_call_id
+                bad = len(ident) > max_id or (ids_needed and not ident)
+                bad = bad or (limited and len(block.text) > max_string)
+            elif not limited:
+                continue
+            elif kind == "text":
+                bad = len(block.text) > max_string
+            elif kind == "thinking":
+                bad = len(block.thinking) > max_string
+            else:
+                continue
+            if bad:
+                _raise_first(messages, provider, wire)
+
+
+def _raise_first(messages: Sequence[Message], provider: str, wire: str | None) -> None:
+    """Raise for the first block breaking a rule `check_sendable` enforces, by position."""
     for index, message in enumerate(messages):
         for position, block in enumerate(message.content):
-            # a quick look first (every encode pays it); the full rules only where it fails
-            if not _suspect(block, max_string, max_id, ids_needed):
-                continue
             for problem in _block_rules(block, index, position, wire, None, deep=False):
                 if problem.code in _STRICT_CODES:
                     raise UnsupportedBlockError(f"{provider}: {problem}")
-
-
-def _suspect(block: Any, max_string: int, max_id: int, ids_needed: bool) -> bool:
-    """True when ``block`` may break a rule `check_sendable` enforces (false alarms allowed).
-
-    Only lengths and emptiness, dispatched on the ``type`` tag: cheap enough for every `encode`.
-    Lone surrogates are found where text becomes UTF-8 (`encode_json`, `dump_messages`) or by
-    `validate`, not here."""
-    kind = block.type
-    if kind == "text":
-        return len(block.text) > max_string
-    if kind == "tool_call":
-        return not block.name or len(block.id) > max_id or (ids_needed and not block.id)
-    if kind == "tool_result":
-        call_id = block.tool_call_id
-        if len(call_id) > max_id or (ids_needed and not call_id):
-            return True
-        return max_string < sys.maxsize and len(block.text) > max_string
-    if kind == "thinking":
-        return len(block.thinking) > max_string
-    return False
 
 
 def _block_rules(
