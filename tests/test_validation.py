@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mediablocks as mb
 from mediablocks.validation import HistoryError, ensure_valid, validate
@@ -248,3 +250,32 @@ def test_a_lone_surrogate_in_a_summary_or_metadata_is_flagged_on_the_message() -
     ]
     found = [(p.message_index, p.block_index, p.code) for p in validate(history)]
     assert found == [(0, -1, "invalid-unicode"), (1, -1, "invalid-unicode")]
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["role", "content", "type", "text", "id"]), inner, max_size=4
+        )
+        | st.tuples(st.sampled_from(["user", "assistant", "tool", "x"]), inner)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSONISH)
+def test_validate_and_pretty_raise_only_mediablocks_errors_on_any_input(value: object) -> None:
+    for call in (lambda: validate(value, "anthropic"), lambda: mb.pretty(value)):  # type: ignore[arg-type]
+        escaped: BaseException | None = None
+        result: object = None
+        try:
+            result = call()
+        except Exception as exc:  # the property is about which exceptions escape
+            escaped = exc
+        if escaped is None:
+            assert isinstance(result, (list, str))
+        else:
+            assert isinstance(escaped, mb.MediaBlocksError), repr(escaped)
