@@ -45,3 +45,28 @@ def test_a_cost_given_as_a_number_is_the_total_and_round_trips() -> None:
     back = mb.load_messages(mb.dump_messages([reply]))[0]
     assert isinstance(back, mb.AssistantMessage)
     assert back.usage == usage
+
+
+def test_decode_response_fills_the_cost_when_given_prices() -> None:
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "hi"}],
+        "stop_reason": "end_turn",
+        "usage": {
+            "input_tokens": 1000,
+            "output_tokens": 2000,
+            "cache_read_input_tokens": 4000,
+            "cache_creation_input_tokens": 0,
+        },
+    }
+    assert mb.decode_response(response, "anthropic").usage_or_zero.cost is None
+    prices = mb.Prices(input=3.0, output=15.0, cache_read=0.3)
+    cost = mb.decode_response(response, "anthropic", prices=prices).usage_or_zero.cost
+    assert cost is not None
+    assert cost.input == pytest.approx(1000 * 3.0 / 1e6)
+    assert cost.cache_read == pytest.approx(4000 * 0.3 / 1e6)
+    assert cost.output == pytest.approx(2000 * 15.0 / 1e6)
+    assert cost.total == pytest.approx(0.003 + 0.0012 + 0.03)

@@ -31,6 +31,7 @@ from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
+from ..usage import Prices
 from ..validation import check_sendable
 from . import _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
@@ -469,8 +470,13 @@ def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:
         )
 
 
-def decode_response(payload: Any, provider: str) -> AssistantMessage:
+def decode_response(
+    payload: Any, provider: str, *, prices: Prices | None = None
+) -> AssistantMessage:
     """The one assistant reply in a provider's response.
+
+    With ``prices`` (yours, per million tokens), the reply's ``usage.cost`` is filled from its
+    token counts (`Usage.priced`).
 
     ``payload`` is what the provider answered: a dict, JSON text or bytes, or the SDK's own
     response object (``ChatCompletion``, ``anthropic.types.Message``, ``GenerateContentResponse``,
@@ -480,7 +486,10 @@ def decode_response(payload: Any, provider: str) -> AssistantMessage:
     body or message list (it has user messages), an empty response, or an OpenAI response with
     several ``choices`` (use `decode` to read them all).
     """
-    return one_reply(decode(payload, provider), canonical_provider(provider))
+    reply = one_reply(decode(payload, provider), canonical_provider(provider))
+    if prices is not None and reply.usage is not None:
+        reply = reply.model_copy(update={"usage": reply.usage.priced(prices)})
+    return reply
 
 
 def _stop_reason_normalized(message: Message, provider: str) -> Message:
