@@ -95,3 +95,19 @@ def test_claude_native_blocks_are_read_and_unknown_ones_kept_raw() -> None:
     assert blocks[5] == mb.RawBlock(provider="unknown", data={"type": "text"})
     with pytest.raises(mb.DecodeError, match="at 4"):
         mb.parse_blocks(items[:4] + items[5:])
+
+
+def test_block_metadata_cannot_change_in_place(png_bytes: bytes) -> None:
+    image = mb.ImageBlock.from_bytes(png_bytes)
+    result = mb.ToolResultBlock(
+        tool_call_id="c1", content=[mb.TextBlock(text="x"), image], metadata={"ms": 5}
+    )
+    with pytest.raises(TypeError, match="read-only"):
+        result.metadata["ms"] = 6  # type: ignore[index]
+    with pytest.raises(TypeError, match="read-only"):
+        image.metadata["note"] = "x"  # type: ignore[index]
+    noted = image.model_copy(update={"metadata": {**image.metadata, "note": "x"}})
+    assert noted.metadata == {"note": "x"}
+    with pytest.raises(TypeError):
+        noted.metadata["more"] = 1  # type: ignore[index]
+    assert mb.parse_block(result.model_dump_json()) == result

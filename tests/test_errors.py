@@ -19,6 +19,7 @@ EXPECTED_BUILTINS = {
     "ImageBombError": ValueError,
     "InvalidSourceError": ValueError,
     "InvalidOptionError": ValueError,
+    "InvalidTextError": ValueError,
     "DownloadTooLargeError": OSError,
     "SourceError": OSError,
     "PathNotAllowedError": PermissionError,

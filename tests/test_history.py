@@ -317,3 +317,51 @@ def test_history_utilities_take_message_dicts_claude_blocks_included() -> None:
     assert [m.role for m in regrouped] == [m["role"] for m in CLAUDE_STYLE]
     flat = mb.normalize_messages(regrouped)
     assert mb.regroup_messages([item.model_dump() for item in flat]) == regrouped
+
+
+def test_every_flat_item_carries_its_message_metadata() -> None:
+    history = [
+        mb.UserMessage(content=["a", "b", "c"], metadata={"session": "s1"}),
+        mb.AssistantMessage(content=["d"], metadata={"session": "s2"}),
+    ]
+    items = mb.normalize_messages(history)
+    assert [item.metadata for item in items] == [{"session": "s1"}] * 3 + [{"session": "s2"}]
+    assert [i.index for i in items if i.metadata.get("session") == "s1"] == [0, 1, 2]
+    assert mb.regroup_messages(items) == history
+    assert mb.regroup_messages([item.model_dump() for item in items]) == history
+
+
+def test_block_to_message_turns_one_item_or_block_into_a_message() -> None:
+    usage = mb.Usage(input_tokens=5, output_tokens=2)
+    history = [
+        mb.UserMessage(content=["a", "b"], metadata={"session": "s1"}),
+        mb.AssistantMessage(content=["c", "d"], model="m1", usage=usage),
+    ]
+    items = mb.normalize_messages(history)
+    second = mb.block_to_message(items[1])
+    assert isinstance(second, mb.UserMessage)
+    assert (second.id, second.timestamp) == (history[0].id, history[0].timestamp)
+    assert second.content == [mb.TextBlock(text="b")]
+    assert second.metadata == {"session": "s1"}
+    first_reply = mb.block_to_message(items[2])
+    assert isinstance(first_reply, mb.AssistantMessage)
+    assert (first_reply.model, first_reply.usage) == ("m1", usage)
+    assert mb.block_to_message(items[3].model_dump()).text == "d"
+    result = mb.ToolResultBlock(tool_call_id="c1", content="r")
+    assert isinstance(mb.block_to_message(result), mb.ToolMessage)
+    call = mb.ToolCallBlock(id="c1", name="f")
+    assert isinstance(mb.block_to_message(call), mb.AssistantMessage)
+    assert isinstance(mb.block_to_message(mb.TextBlock(text="x")), mb.UserMessage)
+    as_system = mb.block_to_message({"type": "text", "text": "x"}, "developer")
+    assert isinstance(as_system, mb.SystemMessage)
+    with pytest.raises(mb.DecodeError, match="not a int"):
+        mb.block_to_message(3)  # type: ignore[arg-type]
+
+
+def test_pretty_and_the_utilities_take_dicts_strings_and_pairs() -> None:
+    text = mb.pretty([{"role": "user", "content": "hi"}, ("assistant", "hello")])
+    assert text == "── user\n   hi\n── assistant\n   hello"
+    assert mb.pretty("just text") == "── user\n   just text"
+    assert mb.count_tokens([("user", "abcd" * 10)]) == 10
+    with pytest.raises(mb.DecodeError, match="role, content"):
+        mb.pretty([("wizard", "x")])

@@ -394,3 +394,17 @@ def test_base64_blocks_round_trip_through_json(png_bytes: bytes) -> None:
     assert isinstance(image, mb.ImageBlock)
     assert isinstance(image.source, Base64Source)
     assert image.read() == png_bytes
+
+
+def test_from_path_and_media_block_differ_only_where_documented(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.png"
+    lazy = mb.ImageBlock.from_path(str(missing))  # an explicit path: nothing opened yet
+    with pytest.raises(mb.SourceError, match=r"missing\.png'.*No such file"):
+        lazy.read()
+    with pytest.raises(mb.SourceError, match=r"missing\.png'.*No such file"):
+        mb.media_block(missing)  # must read the header to choose the class
+    with pytest.raises(mb.InvalidSourceError, match=r"from_path"):
+        mb.media_block(str(missing))  # a plain string is never a path; the message says how
+    for empty in ("", "  ", "file://"):
+        with pytest.raises(mb.InvalidSourceError):
+            mb.FileBlock.from_path(empty)

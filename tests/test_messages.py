@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mediablocks as mb
 
@@ -148,3 +152,197 @@ def test_usage_keeps_raw_numbers_and_splits_cached_input() -> None:
     total = first + mb.Usage(input_tokens=5, raw={"in": 5, "x": {"a": 2}, "tier": "s"})
     assert total.raw == {"in": 35, "x": {"a": 3}, "tier": "s"}
     assert total.uncached_input_tokens == 35
+
+
+# -- frozen messages cannot change in place ------------------------------------------------------
+
+
+def test_content_is_a_tuple_and_cannot_be_appended_to() -> None:
+    message = mb.UserMessage(content=["a", mb.TextBlock(text="b")])
+    assert message.content == (mb.TextBlock(text="a"), mb.TextBlock(text="b"))
+    with pytest.raises(AttributeError):
+        message.content.append(mb.TextBlock(text="c"))  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        message.content[0] = mb.TextBlock(text="z")  # type: ignore[index]
+    assert message.text == "a\nb"
+
+
+def test_metadata_is_read_only_and_copies_are_ordinary_dicts() -> None:
+    message = mb.UserMessage(content="a", metadata={"session": "s1"})
+    for change in (
+        lambda m: m.__setitem__("k", 1),
+        lambda m: m.__delitem__("session"),
+        lambda m: m.update(k=1),
+        lambda m: m.setdefault("k", 1),
+        lambda m: m.pop("session"),
+        lambda m: m.clear(),
+    ):
+        with pytest.raises(TypeError, match="read-only"):
+            change(message.metadata)
+    assert message.metadata == {"session": "s1"}
+    copied = {**message.metadata, "k": 1}
+    copied["more"] = 2  # an ordinary dict again
+    moved = message.model_copy(update={"metadata": copied})
+    with pytest.raises(TypeError):
+        moved.metadata["x"] = 1  # type: ignore[index]
+    assert moved.metadata == {"session": "s1", "k": 1, "more": 2}
+    assert mb.UserMessage().metadata == {}
+
+
+def test_frozen_containers_survive_json_pickle_and_copies() -> None:
+    import copy
+    import pickle
+
+    message = mb.AssistantMessage(content=["x"], metadata={"n": [1, 2]})
+    document = json.loads(mb.dump_messages([message]))
+    assert document["messages"][0]["content"] == [
+        {"provider_data": {}, "type": "text", "text": "x", "annotations": []}
+    ]
+    assert document["messages"][0]["metadata"] == {"n": [1, 2]}
+    for back in (
+        mb.load_messages(mb.dump_messages([message]))[0],
+        pickle.loads(pickle.dumps(message)),
+        copy.deepcopy(message),
+        message.model_copy(deep=True),
+    ):
+        assert back == message
+        assert isinstance(back.content, tuple)
+        with pytest.raises(TypeError):
+            back.metadata["n"] = 3  # type: ignore[index]
+
+
+def test_model_copy_with_a_list_keeps_content_a_tuple() -> None:
+    message = mb.UserMessage(content="a")
+    copied = message.model_copy(update={"content": [mb.TextBlock(text="b"), "c"]})
+    assert copied.content == (mb.TextBlock(text="b"), mb.TextBlock(text="c"))
+
+
+def test_with_content_appends_and_keeps_the_type_and_id(png_bytes: bytes) -> None:
+    image = mb.ImageBlock.from_bytes(png_bytes)
+    message = mb.AssistantMessage(content="look", model="m1")
+    more = message.with_content(image, "and this", {"type": "text", "text": "dict"})
+    assert isinstance(more, mb.AssistantMessage)
+    assert (more.id, more.model) == (message.id, "m1")
+    assert more.content == (
+        mb.TextBlock(text="look"),
+        image,
+        mb.TextBlock(text="and this"),
+        mb.TextBlock(text="dict"),
+    )
+    assert message.content == (mb.TextBlock(text="look"),)  # the original is unchanged
+
+
+def test_media_and_text_helpers_are_typed_narrowings(png_bytes: bytes, wav_bytes: bytes) -> None:
+    image = mb.ImageBlock.from_bytes(png_bytes)
+    clip = mb.AudioBlock.from_bytes(wav_bytes)
+    message = mb.UserMessage(content=["a", image, "b", clip])
+    assert message.media == [image, clip]  # a list,
+    assert message.media() == [image, clip]  # called: a plain list,
+    assert message.media(mb.ImageBlock) == [image]
+    assert message.media(mb.AudioBlock) == [clip]
+    assert message.media(mb.VideoBlock) == []
+    assert message.text == "a\nb"
+
+
+def test_a_compaction_summary_is_sent_and_counted_as_a_user_turn() -> None:
+    summary = mb.CompactionSummaryMessage(summary="x" * 800)
+    rendered = summary.as_user()
+    assert isinstance(rendered, mb.UserMessage)
+    assert rendered.id == summary.id
+    assert "x" * 800 in rendered.text
+    sent = mb.encode([summary], "anthropic", compaction="user")
+    assert sent["messages"][0]["content"] == [{"type": "text", "text": rendered.text}]
+    assert mb.count_tokens([summary]) == mb.count_tokens([rendered]) > 200
+    assert mb.estimate_tokens([summary], "anthropic") == mb.estimate_tokens([rendered], "anthropic")
+
+
+def test_a_history_trimmed_to_100_tokens_is_at_most_100_when_sent_with_its_summary() -> None:
+    history: list[mb.Message] = [
+        mb.CompactionSummaryMessage(summary="s" * 840),
+        mb.UserMessage(content="q" * 200),
+        mb.AssistantMessage(content="a" * 120),
+    ]
+    kept = mb.trim_messages(history, 100, provider="anthropic")
+    sent = [m.as_user() if isinstance(m, mb.CompactionSummaryMessage) else m for m in kept]
+    assert mb.count_tokens(sent, "anthropic") <= 100
+    assert mb.estimate_tokens(sent, "anthropic") <= 100
+    # with room, the summary is kept and counted at its sent size
+    roomy = mb.trim_messages(history, 400, provider="anthropic")
+    assert len(roomy) == 3
+    assert mb.count_tokens(roomy, "anthropic") > 210 + 80
+
+
+def test_lone_surrogates_are_refused_by_name_when_dumped_or_sent() -> None:
+    history: list[mb.Message] = [
+        mb.UserMessage(content="fine"),
+        mb.AssistantMessage(
+            content=[
+                mb.TextBlock(text="ok"),
+                mb.ToolCallBlock(id="c1", name="f", args={"q": "\ud83d"}),
+            ]
+        ),
+    ]
+    with pytest.raises(mb.InvalidTextError, match=r"message 1, block 1: .*lone surrogate"):
+        mb.dump_messages(history)
+    with pytest.raises(mb.InvalidTextError, match=r"message 1, block 1"):
+        mb.encode_json(history, "openai")
+    broken_text = [mb.UserMessage(content=["a", "bad \udc00 text"])]
+    with pytest.raises(mb.InvalidTextError, match=r"message 0, block 1"):
+        mb.encode_json(broken_text, "anthropic", model="m", max_tokens=10)
+    problems = mb.validate(history)
+    assert [(p.message_index, p.block_index, p.code) for p in problems] == [
+        (1, 1, "invalid-unicode")
+    ]
+
+
+def test_save_history_names_a_lone_surrogate(tmp_path: Path) -> None:
+    history = [mb.UserMessage(content="x", metadata={"note": "\ud800"})]
+    with pytest.raises(mb.InvalidTextError, match=r"message 0: text"):
+        mb.save_history(history, tmp_path / "h.json")
+    assert not (tmp_path / "h.json").exists() or (tmp_path / "h.json").stat().st_size == 0
+
+
+def test_a_plain_string_and_role_pairs_are_messages_everywhere() -> None:
+    assert mb.encode("hello", "anthropic")["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+    ]
+    pairs = mb.encode([("system", "be brief"), ("human", "hi")], "openai")
+    assert pairs["messages"] == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "hi"},
+    ]
+    assert mb.encode(("user", "hi"), "openai")["messages"] == [{"role": "user", "content": "hi"}]
+    request = mb.Request(messages="hi")
+    assert [m.role for m in request.messages] == ["user"]
+    assert request.messages[0].text == "hi"
+    with pytest.raises(mb.DecodeError, match="not a mediablocks message"):
+        mb.encode([3], "openai")  # type: ignore[list-item]
+    with pytest.raises(mb.DecodeError, match="role, content"):
+        mb.encode([("wizard", "x")], "openai")  # type: ignore[list-item]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40),
+    where=st.sampled_from(["text", "args", "metadata", "thinking"]),
+)
+def test_any_text_is_dumped_losslessly_or_refused_by_name(text: str, where: str) -> None:
+    blocks: list[mb.Block] = [mb.TextBlock(text="fine")]
+    metadata: dict[str, str] = {}
+    if where == "text":
+        blocks.append(mb.TextBlock(text=text))
+    elif where == "args":
+        blocks.append(mb.ToolCallBlock(id="c", name="f", args={"q": [text]}))
+    elif where == "thinking":
+        blocks.append(mb.ThinkingBlock(thinking=text, provider="anthropic"))
+    else:
+        metadata["note"] = text
+    history = [mb.UserMessage(content="q"), mb.AssistantMessage(content=blocks, metadata=metadata)]
+    lone = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    place = "message 1, block 1" if where != "metadata" else "message 1:"
+    if lone:
+        with pytest.raises(mb.InvalidTextError, match=re.escape(place)):
+            mb.dump_messages(history)
+    else:
+        assert mb.load_messages(mb.dump_messages(history)) == history
+    assert ("invalid-unicode" in [p.code for p in mb.validate(history)]) == lone

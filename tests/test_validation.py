@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mediablocks as mb
 from mediablocks.validation import HistoryError, ensure_valid, validate
@@ -136,3 +138,144 @@ def test_empty_messages_duplicate_results_and_session_messages() -> None:
     assert str(problems[1]) == (
         "message 4, block 0: tool call 'a' already has a result [duplicate-tool-result]"
     )
+
+
+def test_empty_tool_call_ids_and_names_are_flagged_and_refused_where_sent() -> None:
+    history = [
+        mb.UserMessage.text("q"),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="", name="", args={})]),
+        mb.ToolMessage.from_result("", "r"),
+    ]
+    found = [(p.message_index, p.block_index, p.code) for p in validate(history)]
+    assert (1, 0, "empty-tool-name") in found
+    assert (1, 0, "empty-tool-call-id") in found
+    assert (2, 0, "empty-tool-call-id") in found
+    anthropic = _codes(validate(history, "anthropic"))
+    assert anthropic.count("empty-tool-call-id") == 2
+    # Gemini and Ollama match results by name: no id is sent, so none is needed
+    assert "empty-tool-call-id" not in _codes(validate(history, "gemini"))
+    assert "empty-tool-name" in _codes(validate(history, "gemini"))
+    for provider in ("anthropic", "openai", "bedrock", "openai-responses", "deepseek"):
+        with pytest.raises(mb.UnsupportedBlockError, match=r"message 1, block 0: tool call"):
+            mb.encode(history, provider)
+    named = [
+        mb.UserMessage.text("q"),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="", name="f", args={})]),
+        mb.ToolMessage.from_result("", "r", name="f"),
+    ]
+    assert mb.encode(named, "gemini")["contents"][1]["parts"][0]["function_call"]["name"] == "f"
+    with pytest.raises(mb.UnsupportedBlockError, match="has no name"):
+        mb.encode(history, "gemini")
+
+
+def test_a_call_to_a_tool_not_in_the_request_is_flagged() -> None:
+    weather = mb.Tool(name="weather", description="d", parameters={"type": "object"})
+    history = [
+        mb.UserMessage.text("q"),
+        mb.AssistantMessage(
+            content=[
+                mb.ToolCallBlock(id="a", name="weather", args={}),
+                mb.ToolCallBlock(id="b", name="launch", args={}),
+            ]
+        ),
+        mb.ToolMessage.from_results(
+            [mb.ToolResultBlock(tool_call_id="a"), mb.ToolResultBlock(tool_call_id="b")]
+        ),
+    ]
+    problems = validate(history, "anthropic", tools=[weather])
+    assert [(p.message_index, p.block_index, p.code) for p in problems] == [(1, 1, "unknown-tool")]
+    assert "'launch'" in problems[0].message
+    assert "weather" in problems[0].message
+    assert validate(history, tools=["weather", "launch"]) == []
+    assert _codes(validate(history, tools=[])) == ["unknown-tool", "unknown-tool"]
+    assert validate(history) == []  # no tools given: not checked
+    with pytest.raises(HistoryError, match="unknown-tool"):
+        ensure_valid(history, tools=[weather])
+
+
+def test_documented_length_limits() -> None:
+    long_id = "c" * 65
+    history = [
+        mb.UserMessage.text("q"),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id=long_id, name="f", args={})]),
+        mb.ToolMessage.from_result(long_id, "x" * (10_485_760 + 1)),
+    ]
+    bedrock = [(p.message_index, p.code) for p in validate(history, "bedrock")]
+    assert bedrock == [(1, "tool-call-id-too-long"), (2, "tool-call-id-too-long")]
+    chat = [(p.message_index, p.code) for p in validate(history, "openai")]
+    assert chat == [(2, "text-too-long")]
+    responses = _codes(validate(history, "openai-responses"))
+    assert sorted(responses) == ["text-too-long", "tool-call-id-too-long", "tool-call-id-too-long"]
+    assert validate(history, "anthropic") == []
+    with pytest.raises(mb.UnsupportedBlockError, match="takes at most 64"):
+        mb.encode(history, "bedrock")
+    with pytest.raises(mb.UnsupportedBlockError, match="10,485,760"):
+        mb.encode(history, "openai")
+    thinking = [
+        mb.UserMessage.text("q"),
+        mb.AssistantMessage(content=[mb.ThinkingBlock(thinking="t" * 10_485_761), "a"]),
+    ]
+    assert _codes(validate(thinking, "openai-responses")) == ["text-too-long"]
+
+
+def test_compaction_summaries_are_not_a_first_turn_problem() -> None:
+    history = [
+        mb.SystemMessage.text("s"),
+        mb.CompactionSummaryMessage(summary="earlier we did X"),
+        mb.AssistantMessage(content=["and then"]),
+        mb.UserMessage.text("go on"),
+    ]
+    for provider in ("anthropic", "gemini", "bedrock"):
+        assert validate(history, provider) == []
+    assert _codes(validate(history[2:], "anthropic")) == ["first-turn-not-user"]
+
+
+def test_validate_and_pretty_take_dicts_and_a_single_message() -> None:
+    as_dicts = [
+        {"role": "user", "content": [{"type": "text", "text": ""}]},
+        {"role": "assistant", "content": "ok"},
+    ]
+    assert _codes(validate(as_dicts)) == ["empty-text"]
+    assert validate(mb.UserMessage.text("hi")) == []
+    assert validate("hello", "anthropic") == []  # a plain string is one user message
+    assert _codes(validate([("user", "q"), ("assistant", " ")])) == ["empty-text"]
+    with pytest.raises(mb.DecodeError, match="not a int"):
+        validate(3)
+
+
+def test_a_lone_surrogate_in_a_summary_or_metadata_is_flagged_on_the_message() -> None:
+    history = [
+        mb.CompactionSummaryMessage(summary="before \ud83d after"),
+        mb.UserMessage(content="q", metadata={"k": ["\udfff"]}),
+    ]
+    found = [(p.message_index, p.block_index, p.code) for p in validate(history)]
+    assert found == [(0, -1, "invalid-unicode"), (1, -1, "invalid-unicode")]
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["role", "content", "type", "text", "id"]), inner, max_size=4
+        )
+        | st.tuples(st.sampled_from(["user", "assistant", "tool", "x"]), inner)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSONISH)
+def test_validate_and_pretty_raise_only_mediablocks_errors_on_any_input(value: object) -> None:
+    for call in (lambda: validate(value, "anthropic"), lambda: mb.pretty(value)):  # type: ignore[arg-type]
+        escaped: BaseException | None = None
+        result: object = None
+        try:
+            result = call()
+        except Exception as exc:  # the property is about which exceptions escape
+            escaped = exc
+        if escaped is None:
+            assert isinstance(result, (list, str))
+        else:
+            assert isinstance(escaped, mb.MediaBlocksError), repr(escaped)

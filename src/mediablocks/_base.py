@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+
+_B = TypeVar("_B", bound="BlockBase")
 
 
 class BlockBase(BaseModel):
@@ -33,6 +36,15 @@ class BlockBase(BaseModel):
         return self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]
+
+    def model_copy(self: _B, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> _B:
+        """A copy with ``update`` applied; ``metadata`` stays read-only (``model_copy`` does not
+        validate, so it is frozen here)."""
+        if update and "metadata" in update and "metadata" in type(self).model_fields:
+            from ._frozen import freeze_mapping
+
+            update = {**update, "metadata": freeze_mapping(update["metadata"])}
+        return super().model_copy(update=update, deep=deep)
 
     def for_provider(self, provider: str) -> dict[str, Any]:
         """This block's opaque data for one provider (empty when there is none)."""

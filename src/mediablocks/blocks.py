@@ -7,17 +7,22 @@ through JSON losslessly, media bytes included (as base64).
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal, Union
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar, Union, overload
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
 
 from ._base import BlockBase
+from ._frozen import EMPTY, freeze_mapping
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+
+_MediaT = TypeVar("_MediaT", bound=MediaBlock)
 
 __all__ = [
     "Block",
     "ContentBlock",
+    "MediaList",
     "RawBlock",
     "TextBlock",
     "ThinkingBlock",
@@ -26,6 +31,23 @@ __all__ = [
     "parse_block",
     "summarize_validation_error",
 ]
+
+
+class MediaList(list[MediaBlock]):
+    """The media blocks of a message or tool result: a list, also callable to keep one class.
+
+    ``msg.media`` is the list; ``msg.media()`` the same as a plain list; ``msg.media(ImageBlock)``
+    only the images, typed ``list[ImageBlock]`` (what a type checker cannot narrow by itself).
+    """
+
+    @overload
+    def __call__(self) -> list[MediaBlock]: ...
+
+    @overload
+    def __call__(self, kind: type[_MediaT]) -> list[_MediaT]: ...
+
+    def __call__(self, kind: type[MediaBlock] = MediaBlock) -> list[Any]:
+        return [b for b in self if isinstance(b, kind)]
 
 
 class TextBlock(BlockBase):
@@ -98,7 +120,7 @@ class ToolResultBlock(BlockBase):
     content: str | list[ContentBlock] = ""
     is_error: bool = False
     name: str | None = None
-    metadata: dict[str, Any] = {}
+    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
 
     @field_validator("content", mode="before")
     @classmethod
@@ -115,11 +137,12 @@ class ToolResultBlock(BlockBase):
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
     @property
-    def media(self) -> list[MediaBlock]:
-        """The media blocks in the result."""
+    def media(self) -> MediaList:
+        """The media blocks in the result; call it to narrow by class, typed:
+        ``result.media(ImageBlock)`` is a ``list[ImageBlock]``."""
         if isinstance(self.content, str):
-            return []
-        return [b for b in self.content if isinstance(b, MediaBlock)]
+            return MediaList()
+        return MediaList(b for b in self.content if isinstance(b, MediaBlock))
 
 
 Block = Annotated[

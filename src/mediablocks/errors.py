@@ -20,6 +20,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     │                                            or one with no end (a device, a FIFO)
     ├── InvalidSourceError (ValueError)      not a media source (say, a bare string path)
     ├── InvalidOptionError (ValueError)      an option or policy setting with a value not accepted
+    ├── InvalidTextError (ValueError)        text that is not valid Unicode (a lone surrogate)
     ├── ConversionLimitError (ValueError)    a converter went past a ConversionLimits limit
     │   └── ConversionTimeoutError (+TimeoutError)  past its CPU seconds or wall-time budget
     ├── ConversionCrashedError (DecodeError) a native converter died on the input (its worker
@@ -52,6 +53,7 @@ __all__ = [
     "ImageBombError",
     "InvalidOptionError",
     "InvalidSourceError",
+    "InvalidTextError",
     "MediaBlocksError",
     "MediaTypeError",
     "PathNotAllowedError",
@@ -161,6 +163,11 @@ class ConversionCrashedError(DecodeError):
         super().__init__(message)
         self.signal = signal
         self.limit = limit
+
+
+class InvalidTextError(MediaBlocksError, ValueError):
+    """Text that cannot be written as UTF-8 (a lone surrogate, say from a bad ``\\ud83d``
+    escape): named by message and block when a history is dumped, sent or validated."""
 
 
 class SourceError(MediaBlocksError, OSError):

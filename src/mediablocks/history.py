@@ -24,6 +24,7 @@ from .blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    parse_block,
     summarize_validation_error,
 )
 from .errors import DecodeError, MediaBlocksError
@@ -35,7 +36,9 @@ from .messages import (
     SystemMessage,
     ToolMessage,
     _message_adapter,
+    coerce_messages,
     normalize_role,
+    sent_content,
 )
 from .parsing import parse_blocks
 from .tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
@@ -43,6 +46,7 @@ from .tokens import estimate_tokens
 
 __all__ = [
     "FlatItem",
+    "block_to_message",
     "count_tokens",
     "filter_messages",
     "merge_consecutive",
@@ -61,8 +65,9 @@ class FlatItem(BaseModel):
     """One block of a history with its parent message's identity.
 
     ``message`` holds the parent's other fields (usage, stop_reason, metadata...) on the first item
-    of each message only, so `regroup_messages` can rebuild the message exactly. A message with no
-    blocks gives one item whose ``block`` is None.
+    of each message only, so `regroup_messages` can rebuild the message exactly; ``metadata``
+    repeats the parent's metadata on every item, so a filter on a session id sees them all. A
+    message with no blocks gives one item whose ``block`` is None.
     """
 
     model_config = ConfigDict(
@@ -76,6 +81,8 @@ class FlatItem(BaseModel):
     index: int = 0
     block: Block | None = None
     message: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    """The parent message's ``metadata`` (a session id...), on every item of the message."""
 
 
 _IDENTITY_FIELDS = {"id", "role", "timestamp", "content"}
@@ -93,8 +100,8 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
         raise DecodeError(f"a message is a dict or a Message, not a {type(data).__name__}")
     check_depth(data, "message")
     content = data.get("content")
-    if isinstance(content, list):
-        data = {**data, "content": parse_blocks(content, unknown="raw")}
+    if isinstance(content, (list, tuple)):
+        data = {**data, "content": parse_blocks(list(content), unknown="raw")}
     try:
         return _message_adapter().validate_python(data)
     except ValidationError as exc:
@@ -104,6 +111,7 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
 def as_messages(messages: Any) -> list[Message]:
     """Messages from one message or a sequence of them, dicts in mediablocks' JSON form included
     (see `parse_message`): what every history utility accepts."""
+    messages = coerce_messages(messages)
     if isinstance(messages, (BaseModel, dict)):
         messages = [messages]
     if isinstance(messages, (str, bytes)) or not hasattr(messages, "__iter__"):
@@ -140,6 +148,7 @@ def normalize_messages(messages: Sequence[Message | dict[str, Any]]) -> list[Fla
             timestamp=message.timestamp,
             model=model if isinstance(model, str) else None,
             message=rest,
+            metadata=dict(message.metadata),
         )
         if not message.content:
             items.append(first)
@@ -195,6 +204,44 @@ def regroup_messages(items: Iterable[FlatItem | Message | dict[str, Any]]) -> li
             blocks.append(item.block)
     flush()
     return messages
+
+
+_ROLE_OF_BLOCK = {"tool_result": "tool", "tool_call": "assistant", "thinking": "assistant"}
+
+
+def block_to_message(item: FlatItem | Block | dict[str, Any], role: str | None = None) -> Message:
+    """One block as a message: a `FlatItem` becomes its message holding just that block (id,
+    role, time and the message's fields kept; `regroup_messages` for several); a bare block
+    becomes a message of ``role``, by default the role that block belongs to (a tool result a
+    tool message, a tool call or thinking an assistant message, anything else a user message)."""
+    if isinstance(item, dict):
+        item = FlatItem.model_validate(item) if "message_id" in item else parse_block(item)
+    if isinstance(item, FlatItem):
+        data = {
+            **item.message,
+            "metadata": item.metadata,
+            "id": item.message_id,
+            "role": role or item.role,
+            "timestamp": item.timestamp,
+            "content": [item.block] if item.block is not None else [],
+        }
+        if item.model is not None and data["role"] == "assistant":
+            data.setdefault("model", item.model)
+        try:
+            return _message_adapter().validate_python(data)
+        except ValidationError as exc:
+            raise DecodeError(f"not a valid flat item: {summarize_validation_error(exc)}") from None
+    if not isinstance(item, BaseModel) or not isinstance(getattr(item, "type", None), str):
+        raise DecodeError(
+            f"block_to_message takes a block or a FlatItem, not a {type(item).__name__}"
+        )
+    chosen = normalize_role(role) if role else _ROLE_OF_BLOCK.get(item.type, "user")
+    try:
+        return _message_adapter().validate_python({"role": chosen, "content": [item]})
+    except ValidationError as exc:
+        raise DecodeError(
+            f"a {item.type} block as a {chosen} message: {summarize_validation_error(exc)}"
+        ) from None
 
 
 def merge_consecutive(messages: Sequence[Message | dict[str, Any]]) -> list[Message]:
@@ -317,7 +364,7 @@ def count_tokens(
 
         provider = canonical_provider(provider)
     items = as_messages(messages)
-    return sum(_block_tokens(b, provider, model) for m in items for b in m.content)
+    return sum(_block_tokens(b, provider, model) for m in items for b in sent_content(m))
 
 
 def _units(messages: Sequence[Message]) -> list[list[Message]]:
@@ -402,10 +449,12 @@ def _describe_block(block: Block) -> str:
     return f"[raw {block.provider}] {block.data.get('type', '')}"
 
 
-def pretty(messages: Sequence[Message]) -> str:
-    """A readable text rendering of a history, media shown as summaries, never as base64."""
+def pretty(messages: Sequence[Message | dict[str, Any]] | Message) -> str:
+    """A readable text rendering of a history, media shown as summaries, never as base64.
+
+    Takes what the other history utilities take: messages, message dicts, one message."""
     lines: list[str] = []
-    for message in messages:
+    for message in as_messages(messages):
         header: str = message.role
         notes = []
         if isinstance(message, AssistantMessage):
@@ -420,6 +469,8 @@ def pretty(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def pretty_print(messages: Sequence[Message], file: TextIO | None = None) -> None:
+def pretty_print(
+    messages: Sequence[Message | dict[str, Any]] | Message, file: TextIO | None = None
+) -> None:
     """Print `pretty(messages)`."""
     print(pretty(messages), file=file or sys.stdout)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import mimetypes
 import os
 import re
+from collections.abc import Mapping
 from io import BytesIO
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from pydantic import PrivateAttr, field_validator
+from pydantic import AfterValidator, PrivateAttr, field_validator
 
 from ._base import BlockBase
+from ._frozen import EMPTY, freeze_mapping
 from ._mime_rules import _DEFINITE, _KIND_TWINS, _WEAK_DETECTIONS, _is_text_like, _same_media
 from .datauri import (
     b64decode,
@@ -91,7 +93,8 @@ class MediaBlock(BlockBase):
     declared_mime: str | None = None
     filename: str | None = None
     strict: bool = False
-    metadata: dict[str, Any] = {}
+    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
 
     _mime: str | None = PrivateAttr(default=None)
 
@@ -217,7 +220,15 @@ class MediaBlock(BlockBase):
         filename: str | None = None,
         strict: bool = False,
     ) -> _M:
-        """A block over a local file: a path, an ``os.PathLike`` or a ``file:`` URI. Read lazily."""
+        """A block over a local file: a path, an ``os.PathLike`` or a ``file:`` URI.
+
+        Calling ``from_path`` is how a caller says "this string is a local path": `media_block`
+        never reads a plain string as one, so ``media_block("x")`` refuses what
+        ``ImageBlock.from_path("x")`` takes. Nothing is opened here (the class is yours, so no
+        header is needed to pick it); a missing or unreadable file raises `SourceError` on first
+        use, as ``media_block(Path("x"))``, which must read the header, raises at once. An empty
+        path raises `InvalidSourceError`.
+        """
         text = os.fspath(path)
         if not isinstance(text, str):
             raise InvalidSourceError(f"{cls.__name__}.from_path needs a str path, got bytes")
@@ -226,6 +237,8 @@ class MediaBlock(BlockBase):
                 text = path_from_file_uri(text)
             except ValueError as exc:
                 raise InvalidSourceError(str(exc)) from None
+        if not text.strip():
+            raise InvalidSourceError(f"{cls.__name__}.from_path needs a path, got an empty string")
         absolute = os.path.abspath(os.path.expanduser(text))
         return cls.from_source(
             PathSource(path=absolute), mime_type, filename or os.path.basename(absolute), strict
@@ -538,7 +551,8 @@ def _media_block_from_string(
     raise InvalidSourceError(
         f"media_block will not guess what the string {source[:40]!r} is: it is not a data URI, "
         "an http(s) URL, a file: URI, or base64 of media it recognises; a plain string is never "
-        "read as a local path: pass pathlib.Path(...) for a file"
+        "read as a local path: pass pathlib.Path(...) for a file (or say it is one with "
+        "ImageBlock.from_path(...) and the other classes' from_path)"
     )
 
 

@@ -1,4 +1,8 @@
-"""Messages: a ``role`` tag, an id, a timestamp and a list of blocks.
+"""Messages: a ``role`` tag, an id, a timestamp and a tuple of blocks.
+
+Messages are frozen all the way down: ``content`` is a tuple (`BlockTuple`, equal to a list of
+the same blocks) and ``metadata`` a read-only mapping; `with_content` and ``model_copy`` make
+changed copies.
 
 `SystemMessage`, `UserMessage`, `AssistantMessage` and `ToolMessage` are what models see. The
 session messages (`CustomMessage`, `BranchSummaryMessage`, `CompactionSummaryMessage`) are what an
@@ -14,11 +18,12 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -29,30 +34,38 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticSerializationError
 
 from ._checks import check_count
 from ._depth import check_depth, loads
+from ._frozen import EMPTY, EMPTY_BLOCKS, freeze_blocks, freeze_mapping
 from ._loading import load_json_messages
+from ._unicode import check_text
 from .blocks import (
     Block,
     ContentBlock,
+    MediaList,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    _blocks_adapter,
     summarize_validation_error,
 )
 from .errors import DecodeError
 from .media import AudioBlock, ImageBlock, MediaBlock, media_block
 from .stop_reasons import STOP_REASONS, StopReason, normalize_stop_reason
+from .usage import Cost, Prices, Usage
 
 __all__ = [
     "FORMAT_VERSION",
     "AssistantMessage",
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
+    "Cost",
     "CustomMessage",
     "Message",
+    "Prices",
     "SystemMessage",
     "ToolMessage",
     "Usage",
@@ -102,74 +115,15 @@ def _as_blocks(value: Any) -> Any:
     return value
 
 
-class Usage(BaseModel):
-    """Token counts and cost of one model response, the same way for every provider.
-
-    ``input_tokens`` is every input token, cache reads and writes included (providers that count
-    them apart, Anthropic and Bedrock, are added up); ``uncached_input_tokens`` is the input
-    without them. ``reasoning_tokens`` are part of ``output_tokens``. ``raw`` keeps the
-    provider's own usage numbers verbatim, under its own names.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
-    cost: float | None = None
-    raw: dict[str, Any] = {}
-
-    @property
-    def total_tokens(self) -> int:
-        """Input plus output tokens (cache reads and writes are part of the input)."""
-        return self.input_tokens + self.output_tokens
-
-    @property
-    def uncached_input_tokens(self) -> int:
-        """Input tokens neither read from nor written to the provider's prompt cache."""
-        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
-
-    def __add__(self, other: Usage) -> Usage:
-        cost = (
-            None
-            if self.cost is None and other.cost is None
-            else (self.cost or 0) + (other.cost or 0)
-        )
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-            cost=cost,
-            raw=_add_raw(self.raw, other.raw),
-        )
-
-
 ContentInput = Union[str, Block, MediaBlock, Sequence[Union[str, Block, MediaBlock]]]
 """What ``content=`` accepts: a string (one text block), one block, or a list mixing strings and
 blocks (``media_block(...)``'s `MediaBlock` included: it is always one of the media classes).
-The model always stores ``list[Block]``; the ``__init__`` signatures below, seen only by type
-checkers, say so (the fields' own type would refuse a plain string)."""
-
-
-def _add_raw(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """Two raw usage records added key by key (numbers summed, other values from the second)."""
-    out = dict(first)
-    for key, value in second.items():
-        before = out.get(key)
-        if isinstance(before, int) and isinstance(value, int):
-            out[key] = before + value
-        elif isinstance(before, dict) and isinstance(value, dict):
-            out[key] = _add_raw(before, value)
-        else:
-            out[key] = value
-    return out
+The model always stores a tuple of blocks; the ``__init__`` signatures below, seen only by type
+checkers, say what is accepted (the field's own type would refuse a plain string or a list)."""
 
 
 _MessageT = TypeVar("_MessageT", bound="_MessageBase")
+_MediaT = TypeVar("_MediaT", bound=MediaBlock)
 
 
 class _TextAccessor:
@@ -205,9 +159,10 @@ class _MessageBase(BaseModel):
 
     id: str = Field(default_factory=_new_id)
     timestamp: datetime = Field(default_factory=_now)
-    content: list[Block] = []
-    metadata: dict[str, Any] = {}
-    """The application's own notes; never sent to a model."""
+    content: Annotated[tuple[Block, ...], AfterValidator(freeze_blocks)] = EMPTY_BLOCKS
+    """The blocks, a tuple: a frozen message cannot change in place (see `with_content`)."""
+    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    """The application's own notes, read-only (a `FrozenDict`); never sent to a model."""
 
     @model_validator(mode="before")
     @classmethod
@@ -228,9 +183,30 @@ class _MessageBase(BaseModel):
     ``UserMessage.text("hi")`` is a user message holding one text block."""
 
     @property
-    def media(self) -> list[MediaBlock]:
-        """The media blocks directly in this message."""
-        return [b for b in self.content if isinstance(b, MediaBlock)]
+    def media(self) -> MediaList:
+        """The media blocks directly in this message; call it to narrow by class, typed:
+        ``msg.media(ImageBlock)`` is a ``list[ImageBlock]``."""
+        return MediaList(b for b in self.content if isinstance(b, MediaBlock))
+
+    def with_content(self: _MessageT, *items: str | Block | MediaBlock) -> _MessageT:
+        """A copy of this message (same id and fields) with ``items`` appended to its content.
+
+        Strings become text blocks. Messages are frozen: this is how a block is added.
+        """
+        added = _blocks_adapter().validate_python(_as_blocks(list(items)))
+        return self.model_copy(update={"content": [*self.content, *added]})
+
+    def model_copy(
+        self: _MessageT, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> _MessageT:
+        """A copy with ``update`` applied; content stays a tuple and metadata read-only."""
+        if update:
+            update = dict(update)
+            if "content" in update:
+                update["content"] = freeze_blocks(_as_blocks(update["content"]))
+            if "metadata" in update:
+                update["metadata"] = freeze_mapping(update["metadata"])
+        return super().model_copy(update=update, deep=deep)
 
 
 class SystemMessage(_MessageBase):
@@ -246,7 +222,7 @@ class SystemMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["system"] = ...,
         ) -> None: ...
 
@@ -265,7 +241,7 @@ class UserMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["user"] = ...,
             name: str | None = ...,
         ) -> None: ...
@@ -326,7 +302,7 @@ class AssistantMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["assistant"] = ...,
             usage: Usage | None = ...,
             stop_reason: str | None = ...,
@@ -362,6 +338,12 @@ class AssistantMessage(_MessageBase):
         return data
 
     @property
+    def usage_or_zero(self) -> Usage:
+        """``usage``, or an all-zero `Usage` when the provider reported none: typed code reads
+        ``reply.usage_or_zero.output_tokens`` without a None check."""
+        return self.usage if self.usage is not None else Usage()
+
+    @property
     def tool_calls(self) -> list[ToolCallBlock]:
         """The tool calls in order."""
         return [b for b in self.content if isinstance(b, ToolCallBlock)]
@@ -385,7 +367,7 @@ class ToolMessage(_MessageBase):
             id: str = ...,
             timestamp: datetime = ...,
             content: ContentInput | None = ...,
-            metadata: dict[str, Any] = ...,
+            metadata: Mapping[str, Any] = ...,
             role: Literal["tool"] = ...,
         ) -> None: ...
 
@@ -454,6 +436,26 @@ class CompactionSummaryMessage(_MessageBase):
     tokens_before: int | None = None
     first_kept_id: str | None = None
 
+    def as_user(self) -> UserMessage:
+        """The user message sent in its place with ``encode(..., compaction="user")`` (same id
+        and time): what the model sees, and what token counts count."""
+        return UserMessage(
+            id=self.id,
+            timestamp=self.timestamp,
+            content=f"Summary of the earlier conversation:\n{self.summary}",
+        )
+
+
+def sent_content(message: Any) -> Sequence[Any]:
+    """The blocks a model is sent for ``message``: its content; a compaction summary's as a user
+    turn (as ``compaction="user"`` sends it); nothing for the other session messages."""
+    if isinstance(message, CompactionSummaryMessage):
+        return message.as_user().content
+    if isinstance(message, (CustomMessage, BranchSummaryMessage)):
+        return ()
+    content: Sequence[Any] = getattr(message, "content", ())
+    return content
+
 
 def _role_of(value: Any) -> str | None:
     role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
@@ -490,6 +492,37 @@ def _messages_adapter() -> TypeAdapter[list[Message]]:
     return TypeAdapter(list[Message])
 
 
+def is_role_pair(value: Any) -> bool:
+    """True for a ``(role, content)`` pair such as ``("user", "hi")``."""
+    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
+
+
+def coerce_message(item: Any) -> Any:
+    """A plain string as one user message and a ``(role, content)`` pair as that role's
+    message; anything else as it is (a message, a dict, or something the caller refuses)."""
+    if isinstance(item, str):
+        return UserMessage(content=item)
+    if is_role_pair(item):
+        try:
+            return _message_adapter().validate_python({"role": item[0], "content": item[1]})
+        except ValidationError as exc:
+            raise DecodeError(
+                f"({item[0]!r}, ...) is not a (role, content) pair mediablocks takes: "
+                f"{summarize_validation_error(exc)}"
+            ) from None
+    return item
+
+
+def coerce_messages(messages: Any) -> Any:
+    """``messages`` with a lone string or ``(role, content)`` pair made a one-item list, and each
+    string or pair item made a message (see `coerce_message`)."""
+    if isinstance(messages, str) or is_role_pair(messages):
+        return [coerce_message(messages)]
+    if isinstance(messages, (list, tuple)):
+        return [coerce_message(item) for item in messages]
+    return messages
+
+
 _FORMAT_NAME = "mediablocks.messages"
 
 
@@ -497,7 +530,11 @@ def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> 
     """A versioned JSON document holding the messages, media bytes inline as base64."""
     if indent is not None:
         check_count("dump_messages", "indent", indent)
-    body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
+    try:
+        body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
+    except (PydanticSerializationError, UnicodeError):
+        check_text(messages)  # names the message and block holding a lone surrogate
+        raise
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 
 

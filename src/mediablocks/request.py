@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .blocks import ToolResultBlock
 from .errors import DecodeError, InvalidOptionError
 from .media import MediaBlock
-from .messages import AssistantMessage, Message
+from .messages import AssistantMessage, Message, coerce_messages
 from .providers._options import EncodeOptions
 from .providers._report import EncodeReport, drop_or_raise
 from .providers.registry import canonical_provider, request_module
@@ -63,6 +63,12 @@ class Request(BaseModel):
     provider: str | None = None
     """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
     that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _plain_messages(cls, value: Any) -> Any:
+        # "text" is one user message, ("user", "hi") pairs are messages (as `encode` takes them)
+        return coerce_messages(value)
 
     @field_validator("settings", mode="before")
     @classmethod

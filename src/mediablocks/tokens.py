@@ -31,6 +31,7 @@ from .errors import (
     UnsupportedBlockError,
 )
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from .messages import sent_content
 from .probe import MediaInfo, probe
 from .providers._options import canonical_provider
 from .providers.registry import provider_entry
@@ -247,7 +248,7 @@ def estimate_tokens(
     total = 0
     for item in items:
         if isinstance(item, BaseModel) and hasattr(item, "role"):
-            total += sum(_block_tokens(b, name, model) for b in getattr(item, "content", []))
+            total += sum(_block_tokens(b, name, model) for b in sent_content(item))
         else:
             total += _block_tokens(item, name, model)
     return total

@@ -137,7 +137,7 @@ def test_encode_takes_one_message_a_list_a_tuple_or_mediablocks_dicts() -> None:
 @pytest.mark.parametrize(
     ("messages", "match"),
     [
-        ("hi", r"not a str"),
+        (b"hi", r"not a bytes"),
         ([mb.UserMessage.text("a"), 3], r"message 1 is a int"),
         ([{"role": "user", "content": [{"type": "image_url"}]}], r"message 0 is not a mediab"),
     ],

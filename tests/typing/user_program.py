@@ -137,6 +137,30 @@ def streamed() -> mb.AssistantMessage:
     return reply
 
 
+def typed_helpers(reply: mb.AssistantMessage) -> float:
+    """The typed helpers: narrowing content to media, joined text, usage without None checks,
+    a frozen message extended, a history validated against the request's tools, a cost."""
+    images = question.media(mb.ImageBlock)
+    assert_type(images, list[mb.ImageBlock])
+    every = question.media()
+    assert_type(every, list[mb.MediaBlock])
+    sizes = [image.read()[:4] for image in images]
+    assert_type(question.text, str)
+    assert_type(reply.usage_or_zero.output_tokens, int)
+    follow_up = question.with_content("And the second page?", report)
+    assert_type(follow_up, mb.UserMessage)
+    assert_type(follow_up.content, tuple[mb.Block, ...])
+    weather = mb.Tool(name="get_weather", description="d", parameters={"type": "object"})
+    problems = mb.validate([*conversation, reply], "anthropic", tools=[weather])
+    assert_type(problems, list[mb.Problem])
+    priced = reply.usage_or_zero.priced(mb.Prices(input=3.0, output=15.0))
+    single = mb.block_to_message(photo)
+    assert_type(single, mb.Message)
+    results = [r.media(mb.ImageBlock) for r in single.content if isinstance(r, mb.ToolResultBlock)]
+    assert_type(results, list[list[mb.ImageBlock]])
+    return (priced.cost.total if priced.cost else 0.0) + len(sizes)
+
+
 def replayed(body: str) -> list[mb.Message]:
     """A stored request body read back: every message, of every role."""
     messages = mb.decode(body, "openai")

@@ -18,6 +18,7 @@ from typing import Any, Literal, overload
 from pydantic import BaseModel, ValidationError
 
 from .._depth import check_depth, loads
+from .._unicode import check_text
 from ..blocks import RawBlock, ToolCallBlock, summarize_validation_error
 from ..errors import (
     DecodeError,
@@ -25,11 +26,13 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..messages import AssistantMessage, Message, _message_adapter
+from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
+from ..usage import Prices
+from ..validation import check_sendable
 from . import _sniff, _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
@@ -134,6 +137,7 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
 
 def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
     """A list of messages from one message, a sequence of them, or mediablocks-format dicts."""
+    messages = coerce_messages(messages)  # "text" is one user message; ("user", "hi") pairs
     items = [messages] if isinstance(messages, (BaseModel, dict)) else messages
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
         raise DecodeError(
@@ -380,6 +384,7 @@ def _encode_with(
     if options.compaction == "user":
         listed = compaction_as_user(listed)
     listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
+    check_sendable(listed, provider)  # empty tool ids and names, documented length limits
     encoded = encoder(listed, options)
     if options.tools or options.tool_choice is not None or options.settings is not None:
         fields = request_module(provider).encode_fields(options)
@@ -482,8 +487,13 @@ def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:
         )
 
 
-def decode_response(payload: Any, provider: str) -> AssistantMessage:
+def decode_response(
+    payload: Any, provider: str, *, prices: Prices | None = None
+) -> AssistantMessage:
     """The one assistant reply in a provider's response.
+
+    With ``prices`` (yours, per million tokens), the reply's ``usage.cost`` is filled from its
+    token counts (`Usage.priced`).
 
     ``payload`` is what the provider answered: a dict, JSON text or bytes, or the SDK's own
     response object (``ChatCompletion``, ``anthropic.types.Message``, ``GenerateContentResponse``,
@@ -493,7 +503,10 @@ def decode_response(payload: Any, provider: str) -> AssistantMessage:
     body or message list (it has user messages), an empty response, or an OpenAI response with
     several ``choices`` (use `decode` to read them all).
     """
-    return one_reply(decode(payload, provider), canonical_provider(provider))
+    reply = one_reply(decode(payload, provider), canonical_provider(provider))
+    if prices is not None and reply.usage is not None:
+        reply = reply.model_copy(update={"usage": reply.usage.priced(prices)})
+    return reply
 
 
 def _stop_reason_normalized(message: Message, provider: str) -> Message:
@@ -540,4 +553,8 @@ def encode_json(
         raise InvalidOptionError(
             f"encode_json: field(s) {', '.join(clashes)} come from the messages; do not pass them"
         )
-    return write_json({**fields, **encoded}, sink, chosen.policy)
+    try:
+        return write_json({**fields, **encoded}, sink, chosen.policy)
+    except UnicodeError:
+        check_text(_as_messages(messages))  # names the message and block with a lone surrogate
+        raise

@@ -10,7 +10,7 @@ from typing import Any
 from ..blocks import RawBlock, TextBlock, ThinkingBlock
 from ..errors import MediaBlocksError, UnsupportedBlockError
 from ..media import AudioBlock, FileBlock, VideoBlock
-from ..messages import AssistantMessage, CompactionSummaryMessage, Message, UserMessage
+from ..messages import AssistantMessage, CompactionSummaryMessage, Message
 from ._common import unsupported
 from ._options import EncodeOptions
 from ._report import drop_or_raise
@@ -190,13 +190,4 @@ def _audio_transcript(block: Any) -> str | None:
 def compaction_as_user(messages: list[Message]) -> list[Message]:
     """Each `CompactionSummaryMessage` replaced by a user message holding its summary, so the
     model sees the context that was compacted (``compaction="user"``)."""
-    return [
-        UserMessage(
-            id=m.id,
-            timestamp=m.timestamp,
-            content=f"Summary of the earlier conversation:\n{m.summary}",
-        )
-        if isinstance(m, CompactionSummaryMessage)
-        else m
-        for m in messages
-    ]
+    return [m.as_user() if isinstance(m, CompactionSummaryMessage) else m for m in messages]

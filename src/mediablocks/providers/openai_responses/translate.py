@@ -28,7 +28,7 @@ What maps to what (details and examples in ``docs/providers/openai-responses.md`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from ...blocks import (
@@ -276,7 +276,7 @@ class _Encoder:
         }
 
 
-def _notes(metadata: dict[str, Any]) -> dict[str, Any]:
+def _notes(metadata: Mapping[str, Any]) -> dict[str, Any]:
     notes = metadata.get(PROVIDER)
     return notes if isinstance(notes, dict) else {}
 
