@@ -95,7 +95,7 @@ def _comparable_message(message: Message) -> dict[str, Any]:
     """A message as a request compares it: no ``id`` or ``timestamp``, media by content."""
     data = message.model_dump(exclude={"id", "timestamp", "content"})
     content = getattr(message, "content", None)
-    if isinstance(content, list):
+    if isinstance(content, (list, tuple)):
         data["content"] = [_comparable_block(block) for block in content]
     return data
 
