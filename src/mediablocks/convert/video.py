@@ -21,6 +21,7 @@ from typing import Any
 from ..changes import DEFAULT_MAX_FRAMES, Change
 from ..errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
 from ._av import Deadline, decoding, import_av, open_input
+from .flic import is_flic, sample_flic_frames
 
 __all__ = [
     "DEFAULT_FRAME_SIDE",
@@ -147,9 +148,39 @@ def sample_frames(
     """Up to ``max_frames`` JPEG frames of ``data``'s first video stream, in time order.
 
     Raises `DecodeError` for media PyAV cannot decode, `ImageBombError` for frames over
-    ``max_pixels``, `DoesNotFitError` without a video stream or past the deadline.
+    ``max_pixels``, `DoesNotFitError` without a video stream or past the deadline. FLI/FLC
+    animations are read with Pillow (`convert.flic`, same bounds): PyAV gives no frame of many.
     """
     deadline = deadline or Deadline(None, what)
+    if is_flic(data):
+        # PyAV's FLIC decoder gives no frame of many real files (Pillow's test file) and only the
+        # first of others; Pillow reads them all. PyAV stays the fallback for what Pillow refuses.
+        try:
+            return sample_flic_frames(
+                data,
+                what=what,
+                max_frames=max_frames,
+                interval=interval,
+                max_side=max_side,
+                max_pixels=max_pixels,
+                quality=quality,
+                deadline=deadline,
+            )
+        except DecodeError:
+            pass
+    return _sample_frames(data, what, max_frames, interval, max_side, max_pixels, quality, deadline)
+
+
+def _sample_frames(
+    data: bytes,
+    what: str,
+    max_frames: int,
+    interval: float | None,
+    max_side: int,
+    max_pixels: int | None,
+    quality: int,
+    deadline: Deadline,
+) -> SampledVideo:
     container = open_input(data, what)
     frames: list[Frame] = []
     with decoding(what), container:
