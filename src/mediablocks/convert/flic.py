@@ -16,10 +16,10 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecodeError, ImageBombError, MediaBlocksError
+from ._frames import Frame, SampledVideo, check_pixels, fitted_size, wanted_times
 
 if TYPE_CHECKING:
     from ._av import Deadline
-    from .video import Frame, SampledVideo
 
 __all__ = ["is_flic", "sample_flic_frames"]
 
@@ -46,18 +46,16 @@ def sample_flic_frames(
     """Up to ``max_frames`` JPEG frames of a FLIC animation, as `sample_frames` gives them
     (a `SampledVideo` with codec ``flic``). Raises `ImageBombError` for frames over
     ``max_pixels``, `DecodeError` when not even the first frame decodes."""
-    from .video import SampledVideo, _check_pixels, _fitted_size, _wanted_times
-
     width, height = struct.unpack_from("<HH", data, 8)
-    _check_pixels(width, height, max_pixels, what)
+    check_pixels(width, height, max_pixels, what)
     image = _open(data, what)
     try:
         count = max(1, int(getattr(image, "n_frames", 1)))
         seconds = float(image.info.get("duration") or 0) / 1000 or _DEFAULT_FRAME_SECONDS
         duration = count * seconds
-        wanted = _wanted_times(duration, max_frames, interval)
+        wanted = wanted_times(duration, max_frames, interval)
         picks = sorted({min(count - 1, int(t / seconds + 1e-6)) for t in wanted})
-        size = _fitted_size(width, height, max_side)
+        size = fitted_size(width, height, max_side)
         frames: list[Frame] = []
         current = 0
         for pick in picks:
@@ -97,8 +95,6 @@ def _open(data: bytes, what: str) -> Any:
 
 
 def _jpeg(image: Any, time: float, size: tuple[int, int], quality: int) -> Frame:
-    from .video import Frame
-
     frame = image.convert("RGB")
     if frame.size != size:
         frame = frame.resize(size)
