@@ -134,12 +134,11 @@ def _prepare_and_decode(path: str) -> tuple[int, int]:
 
 
 # Files no decoder installed here can turn into pixels, refused for every provider with these
-# words: EPS needs Ghostscript (not a wheel), Pillow reads no tile-compressed FITS, and PyAV
-# decodes no frame of this FLI (Pillow's own test file).
+# words: EPS needs Ghostscript (not a wheel) and Pillow reads no tile-compressed FITS. (PyAV
+# decodes no frame of Pillow's FLI test file; its frames come from Pillow, so it must be sent.)
 REFUSED_HERE = {
     "image/rose.eps": "Ghostscript",
     "image/rose-tiled-gzip.fits": "rose-tiled-gzip.fits",
-    "public/pillow-hopper.fli": "no video frame could be decoded",
 }
 
 

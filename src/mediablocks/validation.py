@@ -7,6 +7,11 @@ left without results, system messages after the start, a conversation that does 
 user turn, and role orders the wire format refuses (tool results not right after their calls for
 OpenAI Chat and Mistral; a user message right after tool results for Mistral). Consecutive turns of
 one role are not flagged: the Anthropic, Bedrock and Gemini translators merge them.
+
+``provider="bedrock-harness"`` checks the ``messages`` of an Amazon Bedrock AgentCore Harness
+``InvokeHarness`` call: Bedrock's rules, except that a resume may open with the assistant message
+holding the paused inline-function calls (the two-message resume `harness_resume` builds), and
+only text, tool calls, tool results and reasoning may go (the ``HarnessContentBlock`` union).
 """
 
 from __future__ import annotations
@@ -26,12 +31,18 @@ if TYPE_CHECKING:
 
 __all__ = ["HistoryError", "Problem", "check_sendable", "ensure_valid", "validate"]
 
+# Amazon Bedrock AgentCore Harness: not a provider `encode` writes for (`harness_resume` builds its
+# messages) but a ``validate`` target. Its messages are Converse-shaped; a resume carries the
+# paused assistant turn first, so it may open with the assistant (``HarnessMessage`` role
+# ``user | assistant``). Its content blocks are text, toolUse, toolResult and reasoningContent.
+HARNESS = "bedrock-harness"
+_HARNESS_BLOCKS = frozenset({"text", "tool_call", "tool_result", "thinking"})
 # Providers that reject an assistant tool call not answered by a result in the next turn.
 _RESULTS_REQUIRED = frozenset(
-    {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral"}
+    {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", HARNESS}
 )
 # Providers whose system prompt is a separate field: a system message mid-history has no place.
-_SYSTEM_FIRST_ONLY = frozenset({"anthropic", "gemini", "bedrock"})
+_SYSTEM_FIRST_ONLY = frozenset({"anthropic", "gemini", "bedrock", HARNESS})
 # Providers that require the first sent turn to be the user's.
 _USER_FIRST = frozenset({"anthropic", "gemini", "bedrock"})
 # Providers whose tool messages must come right after the assistant message making the calls
@@ -138,6 +149,8 @@ def validate(
             problems.append(Problem(index, -1, "empty-message", f"{message.role} message is empty"))
         for block_index, block in enumerate(message.content):
             problems.extend(_block_rules(block, index, block_index, wire, known))
+            if canonical == HARNESS:
+                problems.extend(_harness_rules(block, index, block_index))
             if isinstance(block, TextBlock) and not block.text.strip():
                 problems.append(Problem(index, block_index, "empty-text", "empty text block"))
             elif isinstance(block, ToolCallBlock):
@@ -391,6 +404,26 @@ def _block_rules(
     return found
 
 
+def _harness_rules(block: Block, index: int, position: int) -> list[Problem]:
+    """What a Harness message cannot carry: media anywhere, also inside a tool result (its
+    ``HarnessToolResultContentBlock`` is text or JSON)."""
+    inner: list[Any] = []
+    if block.type not in _HARNESS_BLOCKS:
+        inner = [block]
+    elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+        inner = [b for b in block.content if b.type != "text"]
+    return [
+        Problem(
+            index,
+            position,
+            "unsupported-block",
+            f"{HARNESS} messages take text, tool calls, tool results (text only) and reasoning, "
+            f"not {type(b).__name__}",
+        )
+        for b in inner
+    ]
+
+
 def _long_text(block: Block) -> str | None:
     if isinstance(block, TextBlock):
         return block.text
@@ -404,6 +437,8 @@ def _long_text(block: Block) -> str | None:
 def _canonical(provider: str | None) -> str | None:
     if provider is None:
         return None
+    if isinstance(provider, str) and provider.strip().lower().replace("_", "-") == HARNESS:
+        return HARNESS
     from .providers._options import canonical_provider
 
     return canonical_provider(provider)
@@ -413,6 +448,8 @@ def _wire(canonical: str | None) -> str | None:
     """The wire format a provider speaks (a profile's base: ``deepseek`` -> ``openai-chat``)."""
     if canonical is None:
         return None
+    if canonical == HARNESS:
+        return "bedrock"
     from .providers.registry import provider_entry
 
     profile = provider_entry(canonical).profile

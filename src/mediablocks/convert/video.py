@@ -19,8 +19,10 @@ from fractions import Fraction
 from typing import Any
 
 from ..changes import DEFAULT_MAX_FRAMES, Change
-from ..errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
+from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
 from ._av import Deadline, decoding, import_av, open_input
+from ._frames import Frame, SampledVideo, check_pixels, fitted_size, wanted_times
+from .flic import is_flic, sample_flic_frames
 
 __all__ = [
     "DEFAULT_FRAME_SIDE",
@@ -47,32 +49,6 @@ MJPEG, ...) are transcoded to H.264, which every video provider decodes."""
 _TRANSCODE_SIDES = (1280, 640)  # the long edge of a transcode, then of its smaller retry
 _TRANSCODE_CRF = (28, 34)
 _SEEK_AHEAD = 2.0  # seek instead of decoding on when the next frame is this many seconds away
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One sampled frame: JPEG bytes and the time in seconds from the start of the video."""
-
-    data: bytes
-    time: float
-    width: int
-    height: int
-
-
-@dataclass(frozen=True)
-class SampledVideo:
-    """`sample_frames`' result: the frames in time order and facts about the source."""
-
-    frames: tuple[Frame, ...]
-    duration: float | None
-    width: int
-    height: int
-    codec: str
-    has_audio: bool
-
-    def describe(self) -> str:
-        length = "" if self.duration is None else f", {self.duration:.1f} s"
-        return f"{self.codec} {self.width}x{self.height}{length}"
 
 
 @dataclass(frozen=True)
@@ -105,34 +81,6 @@ def _start(stream: Any) -> float:
     return float(stream.start_time * stream.time_base)
 
 
-def _check_pixels(width: int, height: int, max_pixels: int | None, what: str) -> None:
-    if width <= 0 or height <= 0:
-        raise DoesNotFitError(f"{what}: the video stream has no frame size")
-    if max_pixels is not None and width * height > max_pixels:
-        raise ImageBombError(
-            f"{what}: video frames of {width}x{height} ({width * height} pixels) are over the "
-            f"limit of {max_pixels} pixels",
-            limit=max_pixels,
-            size=width * height,
-        )
-
-
-def _wanted_times(duration: float | None, max_frames: int, interval: float | None) -> list[float]:
-    """Times (from the start) to take frames at; for an unknown duration, one a second."""
-    if interval is not None:
-        count = max_frames if duration is None else min(max_frames, int(duration / interval) + 1)
-        return [i * interval for i in range(max(count, 1))]
-    if duration is None or duration <= 0:
-        return [float(i) for i in range(max_frames)]
-    step = duration / max_frames
-    return [(i + 0.5) * step for i in range(max_frames)]
-
-
-def _fitted_size(width: int, height: int, max_side: int) -> tuple[int, int]:
-    scale = min(1.0, max_side / max(width, height))
-    return max(1, round(width * scale)), max(1, round(height * scale))
-
-
 def sample_frames(
     data: bytes,
     *,
@@ -147,20 +95,50 @@ def sample_frames(
     """Up to ``max_frames`` JPEG frames of ``data``'s first video stream, in time order.
 
     Raises `DecodeError` for media PyAV cannot decode, `ImageBombError` for frames over
-    ``max_pixels``, `DoesNotFitError` without a video stream or past the deadline.
+    ``max_pixels``, `DoesNotFitError` without a video stream or past the deadline. FLI/FLC
+    animations are read with Pillow (`convert.flic`, same bounds): PyAV gives no frame of many.
     """
     deadline = deadline or Deadline(None, what)
+    if is_flic(data):
+        # PyAV's FLIC decoder gives no frame of many real files (Pillow's test file) and only the
+        # first of others; Pillow reads them all. PyAV stays the fallback for what Pillow refuses.
+        try:
+            return sample_flic_frames(
+                data,
+                what=what,
+                max_frames=max_frames,
+                interval=interval,
+                max_side=max_side,
+                max_pixels=max_pixels,
+                quality=quality,
+                deadline=deadline,
+            )
+        except DecodeError:
+            pass
+    return _sample_frames(data, what, max_frames, interval, max_side, max_pixels, quality, deadline)
+
+
+def _sample_frames(
+    data: bytes,
+    what: str,
+    max_frames: int,
+    interval: float | None,
+    max_side: int,
+    max_pixels: int | None,
+    quality: int,
+    deadline: Deadline,
+) -> SampledVideo:
     container = open_input(data, what)
     frames: list[Frame] = []
     with decoding(what), container:
         stream = _video_stream(container, what)
         width, height = stream.codec_context.width, stream.codec_context.height
-        _check_pixels(width, height, max_pixels, what)
+        check_pixels(width, height, max_pixels, what)
         stream.thread_type = "AUTO"
         duration = _duration(container, stream)
         start = _start(stream)
-        wanted = _wanted_times(duration, max_frames, interval)
-        size = _fitted_size(width, height, max_side)
+        wanted = wanted_times(duration, max_frames, interval)
+        size = fitted_size(width, height, max_side)
         index = 0
         last_time = 0.0
         may_seek = True  # one seek per wanted frame at most: a far keyframe must not loop
@@ -183,7 +161,7 @@ def sample_frames(
                     frames.append(_jpeg(skipped, last_time, size, quality))
                 break
             if (frame.width, frame.height) != (width, height):
-                _check_pixels(frame.width, frame.height, max_pixels, what)
+                check_pixels(frame.width, frame.height, max_pixels, what)
             time = (float(frame.time) - start) if frame.time is not None else last_time + 0.04
             if seeked_from is not None:
                 # Keyframes sparser than the frames wanted: decoding on is cheaper than seeking.
@@ -319,9 +297,9 @@ def _transcode_once(
     with decoding(what), container:
         source = _video_stream(container, what)
         width, height = source.codec_context.width, source.codec_context.height
-        _check_pixels(width, height, max_pixels, what)
+        check_pixels(width, height, max_pixels, what)
         source.thread_type = "AUTO"
-        scaled_w, scaled_h = (2 * max(1, n // 2) for n in _fitted_size(width, height, side))
+        scaled_w, scaled_h = (2 * max(1, n // 2) for n in fitted_size(width, height, side))
         out_w, out_h = (scaled_h, scaled_w) if turn in (90, 270) else (scaled_w, scaled_h)
         rate = Fraction(source.average_rate or 25).limit_denominator(1001)
         output = av.open(buffer, mode="w", format="mp4")

@@ -141,9 +141,23 @@ def _document_from_anthropic(part: dict[str, Any], where: str) -> Block:
     if filename is None and block.filename is not None:
         # from_url names the block after the URL's path; Anthropic did not send that title.
         stored.setdefault(PROVIDER, {})[_UNTITLED] = True
-    if filename is not None and sanitize_filename(filename) != filename:
-        stored.setdefault(PROVIDER, {})["title"] = filename  # the exact title, not a basename
+    if filename is not None and not _is_filename(filename):
+        # The exact title (not a basename), kept as a title: a provider with no field for one
+        # (Gemini) raises or reports it instead of losing it with the filename.
+        stored.setdefault(PROVIDER, {})["title"] = filename
     return _with_stored(block, stored)
+
+
+def _is_filename(title: str) -> bool:
+    """A title that is a plain filename (``report.pdf``: safe as a basename, with an extension),
+    as the encoder writes a block's filename; anything else (``Annual report``) is a title."""
+    stem, dot, ext = title.rpartition(".")
+    return (
+        sanitize_filename(title) == title
+        and bool(stem and dot)
+        and 0 < len(ext) <= 5
+        and ext.isalnum()
+    )
 
 
 def _with_stored(block: _M, stored: dict[str, dict[str, Any]]) -> _M:

@@ -59,6 +59,7 @@ from .._common import (
     unsupported,
 )
 from .._options import EncodeOptions, canonical_provider
+from .._report import drop_or_raise
 from ._wire import (
     _AS_FILE_URI,
     _MARKERS,
@@ -328,6 +329,19 @@ class _Encoder:
 
     def _media(self, block: _Media, index: int, position: int) -> dict[str, Any]:
         """``inline_data`` (bytes or base64) or ``file_data`` (a URI Gemini reads itself)."""
+        title = block.for_provider("anthropic").get("title")
+        if isinstance(title, str) and title:
+            # A document's title is text the model reads; a plain filename is only a name and
+            # goes nowhere (neither blob carries one), like every file sent to Gemini.
+            drop_or_raise(
+                self.options,
+                PROVIDER,
+                f"the anthropic document title {title!r} of {block.describe()}",
+                "gemini has no field for a document's title",
+                message=index,
+                position=position,
+                error=UnsupportedBlockError,
+            )
         file_id = file_id_of(block)
         if file_id is not None:
             _check_file_store(block, file_id, index, position)
