@@ -17,6 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from ._depth import MAX_DEPTH
+from ._frozen import BlockTuple, FrozenDict
 from .errors import DecodeError
 
 __all__ = ["check_loaded_depth", "load_json_messages"]
@@ -81,9 +82,9 @@ def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:
         if depth > MAX_DEPTH:
             raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
         kind = type(node)
-        if kind is dict:
+        if kind is dict or kind is FrozenDict:
             children: Any = node.values()
-        elif kind is list or kind is tuple:
+        elif kind is list or kind is tuple or kind is BlockTuple:
             children = node
         elif isinstance(node, BaseModel):
             children = node.__dict__.values()
