@@ -99,6 +99,6 @@ def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:
                 stack.append((child, below))
 
 
-_MAPPINGS = frozenset({dict, FrozenDict})
-_SEQUENCES = frozenset({list, tuple, BlockTuple})
+_MAPPINGS: frozenset[type[Any]] = frozenset((dict, FrozenDict))
+_SEQUENCES: frozenset[type[Any]] = frozenset((list, tuple, BlockTuple))
 _LEAVES = frozenset({str, int, float, bool, type(None), bytes, datetime})
