@@ -3,8 +3,10 @@
 - ``load_messages`` of a text-heavy history (``--messages`` user/assistant turns of about 600 and
   1,200 characters, one tool call every tenth turn) from `dump_messages` text, against
   ``json.loads`` of the same text. Goal: at most 2x. Also printed: pydantic-core validating the
-  same messages from JSON with the project's models (what the models cost), and with a plain
-  model of the same fields and no Python validators (what pydantic-core itself costs).
+  same messages from JSON with the project's models as ``load_messages`` does (what the models
+  cost) and with the Python-path union (`Message`, whose role discriminator is a Python
+  function), the depth walk ``load_messages`` runs on the result, and a plain model of the same
+  fields and no Python validators (what pydantic-core itself costs).
 - ``estimate_tokens`` of messages fresh from ``mb.decode`` (images as base64 text), against the
   same call on the same blocks once their bytes are in memory. Goal: at most 1.5x.
 
@@ -35,7 +37,8 @@ from _common import table
 from pydantic import BaseModel, TypeAdapter
 
 import mediablocks as mb
-from mediablocks.messages import _messages_adapter
+from mediablocks._loading import check_loaded_depth
+from mediablocks.messages import _messages_adapter, _stored_messages_adapter
 
 
 def _best(
@@ -84,11 +87,15 @@ def load_table(count: int, rounds: int) -> str:
     text = mb.dump_messages(_history(count))
     body = json.dumps(json.loads(text)["messages"])
     plain = TypeAdapter(list[_PlainMessage])
+    stored = _stored_messages_adapter()
+    loaded = stored.validate_json(body)
     best = _best(
         {
             "json.loads (floor)": lambda: json.loads(text),
             "mb.load_messages(text)": lambda: mb.load_messages(text),
-            "pydantic-core, mediablocks models": lambda: _messages_adapter().validate_json(body),
+            "pydantic-core, mediablocks models": lambda: stored.validate_json(body),
+            "  same, Python-path union": lambda: _messages_adapter().validate_json(body),
+            "  depth walk of the result": lambda: check_loaded_depth(loaded, "history", 1),
             "pydantic-core, plain models": lambda: plain.validate_json(body),
         },
         rounds,

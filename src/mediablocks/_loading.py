@@ -77,24 +77,28 @@ def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:
     are skipped at once, so a text-heavy history costs a few steps per block.
     """
     stack: list[tuple[Any, int]] = [(value, 1 + above)]
+    leaves = _LEAVES
     while stack:
         node, depth = stack.pop()
         if depth > MAX_DEPTH:
             raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
         kind = type(node)
-        if kind is dict or kind is FrozenDict:
+        if kind in _MAPPINGS:
             children: Any = node.values()
-        elif kind is list or kind is tuple or kind is BlockTuple:
+        elif kind in _SEQUENCES:
             children = node
         elif isinstance(node, BaseModel):
             children = node.__dict__.values()
         else:
             continue
+        below = depth + 1
         for child in children:
             # Strings and other leaves are skipped at once; an empty dict or list adds a level
             # too, but can only break the limit itself.
-            if type(child) not in _LEAVES and (child or depth >= MAX_DEPTH):
-                stack.append((child, depth + 1))
+            if type(child) not in leaves and (child or depth >= MAX_DEPTH):
+                stack.append((child, below))
 
 
+_MAPPINGS: frozenset[type[Any]] = frozenset((dict, FrozenDict))
+_SEQUENCES: frozenset[type[Any]] = frozenset((list, tuple, BlockTuple))
 _LEAVES = frozenset({str, int, float, bool, type(None), bytes, datetime})

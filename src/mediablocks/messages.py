@@ -25,16 +25,19 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Un
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
+    GetCoreSchemaHandler,
     Tag,
     TypeAdapter,
     ValidationError,
-    field_validator,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_validator,
 )
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, core_schema
 
 from ._checks import check_count
 from ._depth import check_depth, loads
@@ -54,7 +57,7 @@ from .blocks import (
 )
 from .errors import DecodeError
 from .media import AudioBlock, ImageBlock, MediaBlock, media_block
-from .stop_reasons import STOP_REASONS, StopReason, normalize_stop_reason
+from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage
 
 __all__ = [
@@ -94,6 +97,16 @@ def normalize_role(role: str) -> str:
     return ROLE_ALIASES.get(lowered, lowered)
 
 
+def _canonical_role(value: Any) -> Any:
+    return normalize_role(value) if isinstance(value, str) else value
+
+
+_CANONICAL_ROLE = BeforeValidator(_canonical_role)
+"""On each message's ``role`` field: an alias or another case names the canonical role. A field
+validator, not a model one, so pydantic-core hands it the role string alone (a model "before"
+validator would build the whole message as Python dicts first)."""
+
+
 def _new_id() -> str:
     return "msg_" + uuid.uuid4().hex
 
@@ -113,6 +126,26 @@ def _as_blocks(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [TextBlock(text=item) if isinstance(item, str) else item for item in value]
     return value
+
+
+class _ContentInput:
+    """On ``content``: the shorthands of `_as_blocks` (a string, one block, strings in a list).
+
+    From Python, every value goes through `_as_blocks`. From JSON, the stored form (a list of
+    block objects) is validated as it is first: a Python function in the way would make
+    pydantic-core build the whole list as Python dicts before validating it. Shorthands in JSON
+    still work, through `_as_blocks`.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        blocks = handler(source)
+        given = core_schema.no_info_before_validator_function(_as_blocks, blocks)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.union_schema([blocks, given], mode="left_to_right"),
+            python_schema=given,
+        )
 
 
 ContentInput = Union[str, Block, MediaBlock, Sequence[Union[str, Block, MediaBlock]]]
@@ -159,24 +192,12 @@ class _MessageBase(BaseModel):
 
     id: str = Field(default_factory=_new_id)
     timestamp: datetime = Field(default_factory=_now)
-    content: Annotated[tuple[Block, ...], AfterValidator(freeze_blocks)] = EMPTY_BLOCKS
+    content: Annotated[tuple[Block, ...], _ContentInput(), AfterValidator(freeze_blocks)] = (
+        EMPTY_BLOCKS
+    )
     """The blocks, a tuple: a frozen message cannot change in place (see `with_content`)."""
     metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
     """The application's own notes, read-only (a `FrozenDict`); never sent to a model."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _canonical_role(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("role"), str):
-            role = normalize_role(data["role"])
-            if role != data["role"]:
-                data = {**data, "role": role}
-        return data
-
-    @field_validator("content", mode="before")
-    @classmethod
-    def _content_blocks(cls, value: Any) -> Any:
-        return _as_blocks(value)
 
     text: ClassVar[_TextAccessor] = _TextAccessor()
     """On an instance, the text blocks joined with newlines; on the class, a constructor:
@@ -212,7 +233,7 @@ class _MessageBase(BaseModel):
 class SystemMessage(_MessageBase):
     """Instructions for the model (OpenAI's ``developer`` role parses to this too)."""
 
-    role: Literal["system"] = "system"
+    role: Annotated[Literal["system"], _CANONICAL_ROLE] = "system"
 
     if TYPE_CHECKING:
 
@@ -230,7 +251,7 @@ class SystemMessage(_MessageBase):
 class UserMessage(_MessageBase):
     """What the user says: text, media, and (for providers that put them here) tool results."""
 
-    role: Literal["user"] = "user"
+    role: Annotated[Literal["user"], _CANONICAL_ROLE] = "user"
     name: str | None = None
 
     if TYPE_CHECKING:
@@ -273,6 +294,20 @@ class UserMessage(_MessageBase):
         return cls(content=blocks)
 
 
+class _UnknownStopReason(str):
+    """A ``stop_reason`` outside the vocabulary, on its way to ``provider_stop_reason``."""
+
+
+def _keep_unknown_stop_reason(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """``stop_reason`` as validated; any other string marked for `AssistantMessage` to move."""
+    try:
+        return handler(value)
+    except ValidationError:
+        if isinstance(value, str):
+            return _UnknownStopReason(value)
+        raise
+
+
 class AssistantMessage(_MessageBase):
     """The model's reply: text, thinking, tool calls, media, raw provider blocks.
 
@@ -286,9 +321,9 @@ class AssistantMessage(_MessageBase):
     mediablocks stored it) moves to ``provider_stop_reason`` and is normalised.
     """
 
-    role: Literal["assistant"] = "assistant"
+    role: Annotated[Literal["assistant"], _CANONICAL_ROLE] = "assistant"
     usage: Usage | None = None
-    stop_reason: StopReason | None = None
+    stop_reason: Annotated[StopReason | None, WrapValidator(_keep_unknown_stop_reason)] = None
     provider_stop_reason: str | None = None
     model: str | None = None
     provider: str | None = None
@@ -312,30 +347,22 @@ class AssistantMessage(_MessageBase):
             response_id: str | None = ...,
         ) -> None: ...
 
-    @model_validator(mode="before")
-    @classmethod
-    def _normalized_stop_reason(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        reason, raw = data.get("stop_reason"), data.get("provider_stop_reason")
-        if isinstance(reason, str) and reason not in STOP_REASONS:
-            data = {**data, "provider_stop_reason": raw or reason, "stop_reason": None}
-            reason, raw = None, raw or reason
+    @model_validator(mode="after")
+    def _normalized_stop_reason(self) -> AssistantMessage:
+        # An "after" validator: a "before" one would make pydantic-core build every assistant
+        # message as Python dicts first. A value outside the vocabulary reached here as
+        # `_UnknownStopReason` (see `_keep_unknown_stop_reason`).
+        reason, raw = self.stop_reason, self.provider_stop_reason
+        if isinstance(reason, _UnknownStopReason):
+            reason, raw = None, raw or str(reason)
         if reason is None and isinstance(raw, str):
-            provider = data.get("provider")
-            content = _as_blocks(data.get("content"))
-            calls = isinstance(content, list) and any(
-                isinstance(b, ToolCallBlock)
-                or (isinstance(b, dict) and b.get("type") == "tool_call")
-                for b in content
-            )
-            data = {
-                **data,
-                "stop_reason": normalize_stop_reason(
-                    raw, provider if isinstance(provider, str) else None, tool_calls=calls
-                ),
-            }
-        return data
+            calls = any(isinstance(b, ToolCallBlock) for b in self.content)
+            reason = normalize_stop_reason(raw, self.provider, tool_calls=calls)
+        if reason is not self.stop_reason or raw is not self.provider_stop_reason:
+            # Still inside validation: the frozen model is set up here, not changed later.
+            self.__dict__.update(stop_reason=reason, provider_stop_reason=raw)
+            self.__pydantic_fields_set__.update(("stop_reason", "provider_stop_reason"))
+        return self
 
     @property
     def usage_or_zero(self) -> Usage:
@@ -357,7 +384,7 @@ class AssistantMessage(_MessageBase):
 class ToolMessage(_MessageBase):
     """Results of tool calls, one `ToolResultBlock` each."""
 
-    role: Literal["tool"] = "tool"
+    role: Annotated[Literal["tool"], _CANONICAL_ROLE] = "tool"
 
     if TYPE_CHECKING:
 
@@ -415,7 +442,7 @@ class CustomMessage(_MessageBase):
     Kept in history for context reconstruction; never sent to a model.
     """
 
-    role: Literal["custom"] = "custom"
+    role: Annotated[Literal["custom"], _CANONICAL_ROLE] = "custom"
     custom_type: str
     data: dict[str, Any] = {}
 
@@ -423,7 +450,7 @@ class CustomMessage(_MessageBase):
 class BranchSummaryMessage(_MessageBase):
     """A summary of a conversation branch that was left, kept for context; never sent."""
 
-    role: Literal["branch_summary"] = "branch_summary"
+    role: Annotated[Literal["branch_summary"], _CANONICAL_ROLE] = "branch_summary"
     summary: str
     from_id: str | None = None
 
@@ -431,7 +458,7 @@ class BranchSummaryMessage(_MessageBase):
 class CompactionSummaryMessage(_MessageBase):
     """A summary replacing compacted history, kept for context; never sent as is."""
 
-    role: Literal["compaction_summary"] = "compaction_summary"
+    role: Annotated[Literal["compaction_summary"], _CANONICAL_ROLE] = "compaction_summary"
     summary: str
     tokens_before: int | None = None
     first_kept_id: str | None = None
@@ -492,6 +519,43 @@ def _messages_adapter() -> TypeAdapter[list[Message]]:
     return TypeAdapter(list[Message])
 
 
+_CLASS_OF_ROLE: dict[str, type[_MessageBase]] = {
+    "system": SystemMessage,
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "tool": ToolMessage,
+    "custom": CustomMessage,
+    "branch_summary": BranchSummaryMessage,
+    "compaction_summary": CompactionSummaryMessage,
+}
+
+
+class _KeyedByRole:
+    """A message union that pydantic-core picks by the exact JSON ``role`` string.
+
+    `Message`'s own discriminator is a Python function (it accepts aliases and any case), which
+    makes pydantic-core build each message as Python dicts before validating it. Stored
+    histories hold canonical roles (`dump_messages` writes them), so `load_messages` first tries
+    this lookup; an alias or anything else it refuses takes `Message`'s path.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        choices = {role: handler.generate_schema(cls) for role, cls in _CLASS_OF_ROLE.items()}
+        return core_schema.tagged_union_schema(choices, discriminator="role")
+
+
+_StoredMessage = Annotated[Any, _KeyedByRole()]
+"""A `Message` with a canonical role, as `dump_messages` writes it (one object: cache key)."""
+
+
+@functools.cache
+def _stored_messages_adapter() -> TypeAdapter[list[Message]]:
+    """The validator for a stored list of messages with canonical roles (see `_KeyedByRole`)."""
+    return TypeAdapter(list[_StoredMessage])
+
+
 def is_role_pair(value: Any) -> bool:
     """True for a ``(role, content)`` pair such as ``("user", "hi")``."""
     return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
@@ -547,7 +611,7 @@ def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Messag
     document: Any = data
     if isinstance(data, (str, bytes)):
         loaded = load_json_messages(
-            data, Message, _messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
+            data, _StoredMessage, _stored_messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
         )
         if loaded is not None:
             return loaded

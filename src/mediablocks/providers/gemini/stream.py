@@ -41,6 +41,7 @@ class GeminiFolder(Folder):
             return 0, next(events, END)  # nothing a plain text part could merge into
         pieces = self.pieces.list_for(last, "text")
         taken = 0
+        usage = response_id = model = None  # the last given, kept on `self` when the run ends
         for taken, event in enumerate(events, 1):
             try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
                 if type(event) is dict and event.keys() <= _FAST_KEYS:
@@ -48,19 +49,26 @@ class GeminiFolder(Folder):
                     (part,) = candidate["content"]["parts"]
                     text = part["text"]
                     if type(text) is str and len(part) == 1 and "finishReason" not in candidate:
-                        usage = event.get("usageMetadata")
-                        if usage:
-                            self.usage = usage
-                        self.response_id = event.get("responseId") or self.response_id
-                        self.model = event.get("modelVersion") or self.model
-                        self.unchecked = True
+                        usage = event.get("usageMetadata") or usage
+                        response_id = event.get("responseId") or response_id
+                        model = event.get("modelVersion") or model
                         if text:
                             pieces.append(text)
                         continue
             except (KeyError, TypeError, IndexError, ValueError, AttributeError):
                 pass
+            self._keep(taken - 1, usage, response_id, model)
             return taken - 1, event
+        self._keep(taken, usage, response_id, model)
         return taken, END
+
+    def _keep(self, taken: int, usage: Any, response_id: Any, model: Any) -> None:
+        """The usage, id and model of the last chunks `take` folded (each when one was given)."""
+        if taken:
+            self.unchecked = True
+            self.usage = usage or self.usage
+            self.response_id = response_id or self.response_id
+            self.model = model or self.model
 
     def add(self, event: dict[str, Any]) -> None:
         self.response_id = field(event, "responseId", "response_id") or self.response_id

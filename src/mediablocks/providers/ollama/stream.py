@@ -22,10 +22,10 @@ class OllamaFolder(Folder):
 
     def take(self, events: Iterator[Any]) -> tuple[int, Any]:
         """The fast path: chunks carrying only content text (see `Folder.take`)."""
-        taken = 0
         text = self.text
+        start = len(text)  # each chunk taken appends one piece: no counter in the loop
         model = self.model
-        for taken, event in enumerate(events, 1):
+        for event in events:
             try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
                 if type(event) is dict and event["done"] is False and event["model"] == model:
                     message = event["message"]
@@ -38,8 +38,8 @@ class OllamaFolder(Folder):
                         continue
             except (KeyError, TypeError, IndexError, AttributeError):
                 pass
-            return taken - 1, event
-        return taken, END
+            return len(text) - start, event
+        return len(text) - start, END
 
     def add(self, event: dict[str, Any]) -> None:
         self.model = event.get("model") or self.model

@@ -106,7 +106,8 @@ class OpenAIResponsesFolder(Folder):
         """The fast path: text deltas into a part already streamed (see `Folder.take`)."""
         taken = 0
         streamed = self.streamed
-        fed: tuple[object, object] = (None, None)  # the indexes the last delta fed
+        fed_output: object = None  # the indexes the last delta fed
+        fed_content: object = None
         pieces: list[str] = []  # and that part's pieces
         for taken, event in enumerate(events, 1):
             try:  # subscripts, not .get: a missing key or a wrong type leaves the fast path
@@ -117,13 +118,13 @@ class OpenAIResponsesFolder(Folder):
                     if type(delta) is str:
                         # The same int objects as the last delta's (small ints are shared):
                         # the same part. Anything else is checked and looked up.
-                        if output_index is not fed[0] or content_index is not fed[1]:
+                        if output_index is not fed_output or content_index is not fed_content:
                             if type(output_index) is not int or type(content_index) is not int:
                                 return taken - 1, event
                             part = streamed[output_index]["content"][content_index]
                             if "annotations" not in part:
                                 return taken - 1, event
-                            fed = (output_index, content_index)
+                            fed_output, fed_content = output_index, content_index
                             pieces = self.pieces.list_for(part, "text")
                         if delta:
                             pieces.append(delta)

@@ -1,0 +1,98 @@
+"""`load_messages` from JSON text takes pydantic-core's own path for the stored form; every other
+form (aliases, shorthands, old stop reasons) still loads exactly as the Python path does."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import mediablocks as mb
+from mediablocks._depth import MAX_DEPTH
+
+
+def _document(*messages: dict[str, Any]) -> str:
+    return json.dumps({"format": "mediablocks.messages", "version": 1, "messages": list(messages)})
+
+
+@pytest.mark.parametrize(
+    ("role", "kind"),
+    [("human", mb.UserMessage), (" Model ", mb.AssistantMessage), ("developer", mb.SystemMessage)],
+)
+def test_an_aliased_role_in_stored_text_loads_as_its_canonical_message(
+    role: str, kind: type[mb.Message]
+) -> None:
+    (loaded,) = mb.load_messages(_document({"role": role, "content": "hi"}))
+    assert type(loaded) is kind
+    assert loaded.role == kind.model_fields["role"].default
+    assert loaded.text == "hi"
+
+
+def test_a_role_alias_given_to_one_message_class_is_made_canonical() -> None:
+    message = mb.UserMessage.model_validate_json('{"role": "Human", "content": []}')
+    assert message.role == "user"
+    with pytest.raises(ValueError, match="user"):
+        mb.UserMessage.model_validate({"role": "assistant"})
+
+
+@pytest.mark.parametrize(
+    ("content", "texts"),
+    [
+        ("hi", ["hi"]),
+        (None, []),
+        ({"type": "text", "text": "one"}, ["one"]),
+        (["a", "b"], ["a", "b"]),
+    ],
+)
+def test_content_shorthands_load_from_json_text_as_from_python(
+    content: Any, texts: list[str]
+) -> None:
+    stamp = "2026-01-02T03:04:05Z"
+    text = _document({"role": "user", "id": "m1", "timestamp": stamp, "content": content})
+    (loaded,) = mb.load_messages(text)
+    (from_python,) = mb.load_messages(json.loads(text))
+    assert [b.text for b in loaded.content] == texts
+    assert loaded == from_python
+    assert isinstance(loaded.content, tuple)
+    direct = mb.UserMessage.model_validate_json(json.dumps({"content": content}))
+    assert [b.text for b in direct.content] == texts
+
+
+def test_a_stored_provider_stop_reason_is_normalised_on_load() -> None:
+    old = {"role": "assistant", "content": [], "stop_reason": "STOP", "provider": "gemini"}
+    raw_only = {"role": "assistant", "provider_stop_reason": "length", "provider": "openai"}
+    call = {"type": "tool_call", "id": "c", "name": "f", "args": {}}
+    with_call = {"role": "assistant", "content": [call], "provider_stop_reason": "stop"}
+    first, second, third = mb.load_messages(_document(old, raw_only, with_call))
+    assert (first.stop_reason, first.provider_stop_reason) == ("end_turn", "STOP")
+    assert (second.stop_reason, second.provider_stop_reason) == ("max_tokens", "length")
+    assert third.stop_reason == "tool_use"
+    assert {"stop_reason", "provider_stop_reason"} <= first.model_fields_set
+    again = mb.load_messages(mb.dump_messages([first, second, third]))
+    assert again == [first, second, third]
+
+
+def test_a_stop_reason_that_is_not_a_string_is_still_refused() -> None:
+    with pytest.raises(mb.DecodeError, match="stop_reason"):
+        mb.load_messages(_document({"role": "assistant", "stop_reason": 3}))
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "bottom"
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 6, MAX_DEPTH - 5, MAX_DEPTH - 4])
+def test_the_depth_limit_counts_levels_inside_the_content_tuple(levels: int) -> None:
+    # document, messages list, message, content, block, args: 6 levels above the args' value.
+    call = {"type": "tool_call", "id": "c", "name": "f", "args": {"x": _nested(levels)}}
+    text = _document({"role": "assistant", "content": [call]})
+    if levels + 5 <= MAX_DEPTH:
+        (loaded,) = mb.load_messages(text)
+        assert loaded.tool_calls[0].args["x"] == _nested(levels)
+    else:
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(text)
