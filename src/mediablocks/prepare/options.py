@@ -9,6 +9,7 @@ from typing import Literal
 from .._checks import check_bool, check_size
 from ..changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS
 from ..convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, DocumentStrategy
+from ..convert.limits import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from ..convert.limits import ConversionLimits
 from ..errors import InvalidOptionError
 from ..policy import FetchPolicy
@@ -23,9 +24,6 @@ UnsupportedStrategy = Literal["raise", "drop"]
 """What `prepare` does with a block the provider takes in no form (audio for Anthropic, video
 for a provider taking neither video nor images): ``"raise"`` (the default) lists it in the
 `DoesNotFitError`; ``"drop"`` removes it and reports it (change kind ``dropped``)."""
-
-DEFAULT_TIME_BUDGET = 120.0
-"""Seconds of wall time one conversion (audio, video, document, SVG) may take."""
 
 
 @dataclass(frozen=True)
