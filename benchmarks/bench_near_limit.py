@@ -51,7 +51,7 @@ def child(path: str, provider: str, optimal: str) -> None:
     import gc
 
     from mediablocks.media import ImageBlock
-    from mediablocks.prepare import prepare_block
+    from mediablocks.preparing import prepare_block
 
     block = ImageBlock.from_bytes(Path(path).read_bytes())
     block.mime_type  # noqa: B018 - detect before measuring

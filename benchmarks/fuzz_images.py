@@ -23,7 +23,7 @@ from mediablocks.errors import MediaBlocksError
 from mediablocks.images import ImageTarget, fit_image
 from mediablocks.limits import limits_for
 from mediablocks.media import ImageBlock
-from mediablocks.prepare import prepare_block
+from mediablocks.preparing import prepare_block
 
 ROOT = Path(__file__).resolve().parent.parent / "testdata"
 PROVIDERS = ["anthropic", "openai", "gemini", "bedrock", "mistral", "ollama"]

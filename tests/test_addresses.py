@@ -13,8 +13,13 @@ import socket
 import pytest
 
 import mediablocks as mb
-from mediablocks import _addresses
-from mediablocks._addresses import address_refusal, host_matches, normalize_host, parse_ipv4_number
+from mediablocks.fetching import _addresses
+from mediablocks.fetching._addresses import (
+    address_refusal,
+    host_matches,
+    normalize_host,
+    parse_ipv4_number,
+)
 
 NUMERIC_SPELLINGS = [
     "2130706433",

@@ -247,7 +247,7 @@ def test_a_full_disk_at_the_final_flush_keeps_the_old_file(
 ) -> None:
     import errno
 
-    from mediablocks import _batch_output
+    from mediablocks.batch import _output as _batch_output
 
     path = tmp_path / "b.jsonl"
     path.write_bytes(b"old batch\n")

@@ -252,7 +252,7 @@ def test_bad_lines_are_line_errors_and_the_rest_is_read(tmp_path: Path) -> None:
 def test_a_decoder_failure_of_any_kind_is_a_line_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mediablocks import batch_results
+    from mediablocks.batch import results as batch_results
 
     def broken(payload: Any, provider: str) -> Any:
         raise KeyError("surprise")

@@ -19,7 +19,7 @@ from mediablocks.errors import DecodeError, DoesNotFitError, InvalidOptionError,
 from mediablocks.media import AudioBlock
 from mediablocks.messages import UserMessage
 from mediablocks.mime import detect_mime
-from mediablocks.prepare import prepare, prepare_with_report
+from mediablocks.preparing import prepare, prepare_with_report
 
 av = pytest.importorskip("av")
 

@@ -18,7 +18,7 @@ from mediablocks.convert.video import sample_frames
 from mediablocks.errors import DecodeError, DoesNotFitError, ImageBombError, MediaBlocksError
 from mediablocks.media import ImageBlock, VideoBlock
 from mediablocks.messages import UserMessage
-from mediablocks.prepare import prepare_with_report
+from mediablocks.preparing import prepare_with_report
 
 pytest.importorskip("av")
 

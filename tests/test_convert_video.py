@@ -26,7 +26,7 @@ from mediablocks.errors import (
 from mediablocks.media import AudioBlock, ImageBlock, VideoBlock
 from mediablocks.messages import AssistantMessage, ToolMessage, UserMessage
 from mediablocks.mime import detect_mime
-from mediablocks.prepare import prepare, prepare_block, prepare_with_report
+from mediablocks.preparing import prepare, prepare_block, prepare_with_report
 
 av = pytest.importorskip("av")
 

@@ -31,12 +31,12 @@ import httpx
 import pytest
 
 import mediablocks as mb
-from mediablocks.fetch import FetchResult, FetchStatusError, afetch, fetch
+from mediablocks.fetching import FetchResult, FetchStatusError, afetch, fetch
 from tests.conftest import make_png, make_wav
 
-fetch_module = importlib.import_module("mediablocks.fetch")
-fetcher_module = importlib.import_module("mediablocks._fetcher")
-"""The module itself (``mediablocks.fetch`` is also the re-exported function); the machinery."""
+fetch_module = importlib.import_module("mediablocks.fetching")
+fetcher_module = importlib.import_module("mediablocks.fetching._client")
+"""The module itself (``mediablocks.fetching`` is also the re-exported function); the machinery."""
 
 LOCAL = mb.FetchPolicy(allow_private=True, timeout=5.0)
 """Loopback allowed: the test server lives on 127.0.0.1."""

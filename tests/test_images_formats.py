@@ -18,7 +18,7 @@ from mediablocks.errors import BrokenMediaError, DoesNotFitError, MediaBlocksErr
 from mediablocks.images.verify import apng_problem, strip_animation
 from mediablocks.media import AudioBlock, ImageBlock, media_block
 from mediablocks.messages import UserMessage
-from mediablocks.prepare import prepare_with_report
+from mediablocks.preparing import prepare_with_report
 
 from .conftest import TESTDATA
 

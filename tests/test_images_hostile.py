@@ -17,7 +17,7 @@ from mediablocks.images import ImageTarget, fit_image
 from mediablocks.limits import limits_for
 from mediablocks.media import ImageBlock
 from mediablocks.messages import UserMessage
-from mediablocks.prepare import prepare, prepare_block
+from mediablocks.preparing import prepare, prepare_block
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 IMAGES = sorted(

@@ -31,10 +31,10 @@ DEFERRED = (
     "ollama",
     "cohere",
     "mediablocks.images",
-    "mediablocks.prepare.av",
-    "mediablocks._fetcher",
-    "mediablocks._fetch_body",
-    "mediablocks._fetch_pins",
+    "mediablocks.preparing.av",
+    "mediablocks.fetching._client",
+    "mediablocks.fetching._body",
+    "mediablocks.fetching._pins",
 )
 
 
@@ -58,7 +58,7 @@ def test_the_fetcher_loads_httpx_when_a_fetch_needs_it() -> None:
         "import mediablocks as mb\n"
         "try:\n    mb.fetch('http://127.0.0.1:9/x')\nexcept mb.FetchError:\n    pass"
     )
-    assert {"httpx", "mediablocks._fetcher"} <= loaded
+    assert {"httpx", "mediablocks.fetching._client"} <= loaded
 
 
 def test_fitting_an_image_loads_pillow_then() -> None:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mediablocks as mb
-from mediablocks.prepare import PrepareOptions
+from mediablocks.preparing import PrepareOptions
 
 from .conftest import TESTDATA
 

@@ -19,7 +19,7 @@ from mediablocks.errors import DoesNotFitError, ImageBombError
 from mediablocks.limits import limits_for
 from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from mediablocks.messages import Message, ToolMessage, UserMessage
-from mediablocks.prepare import prepare, prepare_block, prepare_with_report
+from mediablocks.preparing import prepare, prepare_block, prepare_with_report
 from mediablocks.providers import encode
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"

@@ -23,7 +23,7 @@ from mediablocks.errors import DoesNotFitError, MediaBlocksError
 from mediablocks.limits import PROVIDERS
 from mediablocks.media import MediaBlock, media_block
 from mediablocks.messages import UserMessage
-from mediablocks.prepare import prepare_with_report
+from mediablocks.preparing import prepare_with_report
 
 av = pytest.importorskip("av")
 pdfium = pytest.importorskip("pypdfium2")

@@ -12,7 +12,7 @@ from PIL import Image
 
 import mediablocks as mb
 from mediablocks.limits import PROVIDERS, limits_for
-from mediablocks.prepare import prepare_block, prepare_with_report
+from mediablocks.preparing import prepare_block, prepare_with_report
 
 from .conftest import TESTDATA, load_manifest
 

@@ -11,7 +11,7 @@ from mediablocks.blocks import TextBlock, ToolResultBlock
 from mediablocks.errors import DoesNotFitError, InvalidOptionError
 from mediablocks.media import AudioBlock, ImageBlock, VideoBlock
 from mediablocks.messages import ToolMessage, UserMessage
-from mediablocks.prepare import prepare, prepare_with_report
+from mediablocks.preparing import prepare, prepare_with_report
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 

@@ -10,7 +10,7 @@ from mediablocks.blocks import TextBlock, ToolResultBlock
 from mediablocks.images import Change
 from mediablocks.media import ImageBlock, VideoBlock
 from mediablocks.messages import ToolMessage, UserMessage
-from mediablocks.prepare import _counted, _find_media, _rebuild
+from mediablocks.preparing import _counted, _find_media, _rebuild
 
 
 def png(shade: int) -> ImageBlock:

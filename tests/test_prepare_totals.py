@@ -12,7 +12,7 @@ from mediablocks.errors import DoesNotFitError
 from mediablocks.limits import limits_for
 from mediablocks.media import ImageBlock
 from mediablocks.messages import UserMessage
-from mediablocks.prepare import SHARE_FLOOR_SIDE, prepare, prepare_with_report
+from mediablocks.preparing import SHARE_FLOOR_SIDE, prepare, prepare_with_report
 from mediablocks.providers import encode_json
 
 

@@ -16,7 +16,7 @@ from mediablocks.errors import DecodeError, DoesNotFitError
 from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock, media_block
 from mediablocks.messages import UserMessage
 from mediablocks.mime import detect_mime
-from mediablocks.prepare import prepare, prepare_with_report
+from mediablocks.preparing import prepare, prepare_with_report
 
 av = pytest.importorskip("av")
 

@@ -16,7 +16,7 @@ from PIL import Image
 
 from mediablocks.errors import DecodeError, MediaBlocksError, SourceError
 from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock, media_block
-from mediablocks.probe import MediaInfo, probe, probe_bytes
+from mediablocks.probing import MediaInfo, probe, probe_bytes
 
 from .conftest import TESTDATA, load_manifest
 
@@ -289,7 +289,7 @@ def _esds(config: bytes, padded: bool) -> bytes:
 def test_esds_channels_compact_and_padded_lengths(
     padded: bool, config: bytes, channels: int
 ) -> None:
-    from mediablocks.probe.video import _esds_channels
+    from mediablocks.probing.video import _esds_channels
 
     assert _esds_channels(_esds(config, padded)) == channels
 
@@ -299,8 +299,8 @@ def test_esds_channels_compact_and_padded_lengths(
 def test_esds_parser_on_any_bytes_gives_channels_or_truncated(
     noise: bytes, padded: bool, config: bytes
 ) -> None:
-    from mediablocks.probe._data import _Truncated
-    from mediablocks.probe.video import _esds_channels
+    from mediablocks.probing._data import _Truncated
+    from mediablocks.probing.video import _esds_channels
 
     for body in (noise, _esds(config, padded), _esds(config, padded)[: len(noise)]):
         try:
@@ -311,7 +311,7 @@ def test_esds_parser_on_any_bytes_gives_channels_or_truncated(
 
 
 def test_esds_config_too_short_for_its_channels_says_nothing() -> None:
-    from mediablocks.probe.video import _esds_channels
+    from mediablocks.probing.video import _esds_channels
 
     # One byte of AudioSpecificConfig: the channel field is not in it.
     assert _esds_channels(_esds(b"\x13", padded=False)) is None
@@ -509,7 +509,7 @@ def test_url_block_is_fetched_with_the_policy() -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from mediablocks.errors import BlockedURLError
-    from mediablocks.policy import FetchPolicy
+    from mediablocks.fetching.policy import FetchPolicy
 
     body = _wav(1.5, 8000, 1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mediablocks.blocks import TextBlock
 from mediablocks.limits import limits_for
 from mediablocks.messages import UserMessage
-from mediablocks.request_budget import (
+from mediablocks.preparing.budget import (
     REQUEST_RESERVE,
     image_budget,
     raw_within,

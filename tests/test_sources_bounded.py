@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import mediablocks as mb
-from mediablocks.policy import DEFAULT_MAX_PATH_BYTES
+from mediablocks.fetching.policy import DEFAULT_MAX_PATH_BYTES
 
 from .conftest import RouteHandler, make_png, serve
 

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 import mediablocks as mb
-from mediablocks.storage import load_history, media_summary, redacted, save_history
+from mediablocks.history.storage import load_history, media_summary, redacted, save_history
 
 
 def _history(png: bytes) -> list[mb.Message]:

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mediablocks as mb
-from mediablocks.validation import HistoryError, ensure_valid, validate
+from mediablocks.history.validation import HistoryError, ensure_valid, validate
 
 
 def _codes(problems: list) -> list[str]:  # type: ignore[type-arg]

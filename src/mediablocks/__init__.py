@@ -5,7 +5,7 @@ Everything public is re-exported here; the modules hold the logic.
 
 from ._version import __version__
 from .batch import write_batch
-from .batch_results import BatchResult, read_batch_results
+from .batch.results import BatchResult, read_batch_results
 from .blocks import (
     Block,
     ContentBlock,
@@ -45,7 +45,8 @@ from .errors import (
     UnsupportedSettingError,
     UploadError,
 )
-from .fetch import FetchResult, FetchStatusError, afetch, fetch
+from .fetching import FetchResult, FetchStatusError, afetch, fetch
+from .fetching.policy import FetchPolicy, current_policy, use_policy
 from .history import (
     FlatItem,
     block_to_message,
@@ -59,6 +60,9 @@ from .history import (
     regroup_messages,
     trim_messages,
 )
+from .history.parsing import parse_blocks
+from .history.storage import load_history, media_summary, redacted, save_history
+from .history.validation import HistoryError, Problem, ensure_valid, validate
 from .limits import ProviderLimits, limits_for
 from .media import (
     AudioBlock,
@@ -85,10 +89,8 @@ from .messages import (
     load_messages,
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
-from .parsing import parse_blocks
-from .policy import FetchPolicy, current_policy, use_policy
-from .prepare import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
-from .probe import MediaInfo, probe, probe_bytes
+from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
+from .probing import MediaInfo, probe, probe_bytes
 from .providers import (
     EncodeOptions,
     decode,
@@ -108,13 +110,11 @@ from .request import (
 )
 from .settings import Settings
 from .stop_reasons import StopReason
-from .storage import load_history, media_summary, redacted, save_history
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
 from .tools import Tool
-from .upload import aupload, upload
-from .upload_cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
-from .validation import HistoryError, Problem, ensure_valid, validate
+from .uploading import aupload, upload
+from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
 
 __all__ = [
     "AssistantMessage",

@@ -20,7 +20,6 @@ from pydantic import AfterValidator, PrivateAttr, field_validator
 
 from ._base import BlockBase
 from ._frozen import EMPTY, freeze_mapping
-from ._mime_rules import _DEFINITE, _KIND_TWINS, _WEAK_DETECTIONS, _is_text_like, _same_media
 from .datauri import (
     b64decode,
     data_uri_prefix,
@@ -30,8 +29,9 @@ from .datauri import (
     split_data_uri,
 )
 from .errors import DecodeError, InvalidSourceError, MediaTypeError
+from .fetching.policy import FetchPolicy
 from .mime import HEADER_WINDOW, detect_mime, mime_kind, normalize_mime
-from .policy import FetchPolicy
+from .mime._declared import _DEFINITE, _KIND_TWINS, _WEAK_DETECTIONS, _is_text_like, _same_media
 from .sources import (
     Base64Source,
     BytesSource,

@@ -39,7 +39,7 @@ from .blocks import TextBlock
 from .errors import InvalidOptionError, TooLargeError
 from .media import media_block
 from .messages import Message, UserMessage
-from .prepare import prepare as prepare_messages
+from .preparing import prepare as prepare_messages
 
 __all__ = ["batch_file_datasink", "encode_batch", "request_id"]
 

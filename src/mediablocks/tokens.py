@@ -32,7 +32,7 @@ from .errors import (
 )
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from .messages import sent_content
-from .probe import MediaInfo, probe
+from .probing import MediaInfo, probe
 from .providers._options import canonical_provider
 from .providers.registry import provider_entry
 from .sources import FileIdSource, URLSource
@@ -239,7 +239,7 @@ def estimate_tokens(
     ``provider`` is a canonical name or alias (``"openai"``); ``model`` picks the model family's
     rule where a provider has several (OpenAI, Gemini 3, Bedrock Nova, Mistral, Ollama).
     Nothing is fetched and no pixel is decoded: sizes, durations and page counts come from
-    headers (`mediablocks.probe.probe`).
+    headers (`mediablocks.probing.probe`).
     """
     name = canonical_provider(provider)
     items = block_or_messages

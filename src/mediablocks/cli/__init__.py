@@ -31,8 +31,8 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import MediaBlocksError
+from ..fetching.policy import current_policy, use_policy
 from ..images import DEFAULT_MAX_IMAGE_PIXELS
-from ..policy import current_policy, use_policy
 from . import batch, encode, inspect, prepare
 
 __all__ = ["main"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
-from ..fetch import fetch
+from ..fetching import fetch
 from ..media import MediaBlock, media_block
 from ..mime import HEADER_WINDOW
 from ._wording import ItemError

@@ -26,7 +26,7 @@ from typing import Any
 from ..batch import BATCH_PROVIDERS, REQUIRED_FIELDS, batch_line
 from ..blocks import TextBlock
 from ..messages import Message, UserMessage
-from ..prepare import prepare
+from ..preparing import prepare
 from ..providers import canonical_provider
 from ._conversion import add_conversion_flags, conversion_options
 from ._items import Item, expand, load

@@ -16,12 +16,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..fetching.policy import current_policy
 from ..media import MediaBlock
 from ..messages import UserMessage
 from ..mime import mime_kind
-from ..policy import current_policy
-from ..prepare import prepare_with_report
-from ..probe import probe
+from ..preparing import prepare_with_report
+from ..probing import probe
 from ..providers import canonical_provider
 from ..providers.registry import WIRE_FORMATS
 from ..tokens import estimate_tokens

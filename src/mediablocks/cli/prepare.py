@@ -26,7 +26,7 @@ from ..blocks import Block, TextBlock
 from ..errors import DoesNotFitError
 from ..media import MediaBlock
 from ..messages import UserMessage
-from ..prepare import prepare_with_report
+from ..preparing import prepare_with_report
 from ..providers import canonical_provider
 from ._conversion import add_conversion_flags, conversion_options, part_label, plural
 from ._items import Item, expand, load

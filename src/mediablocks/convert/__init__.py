@@ -1,6 +1,6 @@
 """Conversion of media a provider cannot take into media it can (loaded on use).
 
-`mediablocks.prepare` calls these when a strategy asks for conversion:
+`mediablocks.preparing` calls these when a strategy asks for conversion:
 
 * `mediablocks.convert.audio` — any audio PyAV decodes is stream-copied into a container the
   provider takes where it takes the codec, else becomes FLAC or WAV (16 kHz mono speech when

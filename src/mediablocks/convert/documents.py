@@ -11,7 +11,7 @@ Two layers:
 - `convert_document` decides, for one block and one provider, what to send instead under a
   strategy (``"convert"``, ``"pages"``, ``"text"``, ``"raise"``: see `DocumentStrategy`) and budgets
   (pages, characters), and returns the blocks that take its place with every change described.
-  `mediablocks.prepare` calls it; the blocks are spliced in where the document was.
+  `mediablocks.preparing` calls it; the blocks are spliced in where the document was.
 
 Text is sent in a `TextBlock` that names the file, so the model knows what it reads::
 

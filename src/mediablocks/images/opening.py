@@ -16,7 +16,7 @@ from PIL import Image, UnidentifiedImageError
 from PIL.ImageFile import ImageFile
 
 from ..errors import DecodeError, ImageBombError, MediaBlocksError, UnsupportedBlockError
-from ..probe import probe_bytes
+from ..probing import probe_bytes
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
 
 _HEIF_MIMES = ("image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence")

@@ -26,13 +26,13 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
+from ..fetching.policy import FetchPolicy
+from ..history.validation import check_sendable
 from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
-from ..policy import FetchPolicy
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
 from ..usage import Prices
-from ..validation import check_sendable
 from . import _sniff, _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json

@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from ..datauri import ENCODE_CHUNK as CHUNK
 from ..datauri import b64encode_into, b64encoded_length, data_uri_prefix, presized_buffer
+from ..fetching.policy import FetchPolicy
 from ..media import MediaBlock
-from ..policy import FetchPolicy
 from ._options import InvalidOptionError, MediaSink
 
 __all__ = ["CHUNK", "write_json"]

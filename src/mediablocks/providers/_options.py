@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from ..blocks import summarize_validation_error
 from ..errors import InvalidOptionError
-from ..policy import FetchPolicy
+from ..fetching.policy import FetchPolicy
 from ..settings import Settings
 from ..tools import Tool, check_tool_choice
 from ._report import EncodeReport

@@ -18,14 +18,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._depth import loads
-from .blocks import Block, ToolResultBlock
-from .datauri import b64decode, b64encode
-from .errors import DecodeError, SourceError
-from .media import MediaBlock
-from .messages import Message, dump_messages, load_messages
-from .mime import detect_mime
-from .sources import PathSource
+from .._depth import loads
+from ..blocks import Block, ToolResultBlock
+from ..datauri import b64decode, b64encode
+from ..errors import DecodeError, SourceError
+from ..media import MediaBlock
+from ..messages import Message, dump_messages, load_messages
+from ..mime import detect_mime
+from ..sources import PathSource
 
 __all__ = ["load_history", "media_summary", "redacted", "save_history"]
 

@@ -29,15 +29,15 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
-from ._batch_output import BatchOutput
-from .errors import DecodeError, InvalidOptionError, UnsupportedSettingError
-from .messages import Message
-from .providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
-from .providers import _as_messages as as_messages
-from .providers._fields import add_request_fields
-from .providers._json import write_json
-from .providers.registry import request_module
-from .settings import Settings
+from ..errors import DecodeError, InvalidOptionError, UnsupportedSettingError
+from ..messages import Message
+from ..providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
+from ..providers import _as_messages as as_messages
+from ..providers._fields import add_request_fields
+from ..providers._json import write_json
+from ..providers.registry import request_module
+from ..settings import Settings
+from ._output import BatchOutput
 
 __all__ = ["BATCH_LIMITS", "BATCH_PROVIDERS", "BatchIds", "batch_line", "write_batch"]
 

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-from ._depth import loads
-from .errors import InvalidOptionError, MediaBlocksError, SourceError
-from .messages import AssistantMessage
-from .providers import canonical_provider, decode_response
+from .._depth import loads
+from ..errors import InvalidOptionError, MediaBlocksError, SourceError
+from ..messages import AssistantMessage
+from ..providers import canonical_provider, decode_response
 
 __all__ = ["MAX_LINE_BYTES", "BatchResult", "iter_batch_results", "read_batch_results"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .blocks import ToolResultBlock
-from .limits import ByteMeasure, ProviderLimits
-from .media import MediaBlock
-from .messages import Message
+from ..blocks import ToolResultBlock
+from ..limits import ByteMeasure, ProviderLimits
+from ..media import MediaBlock
+from ..messages import Message
 
 __all__ = [
     "REQUEST_RESERVE",

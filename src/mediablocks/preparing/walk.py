@@ -1,7 +1,7 @@
 """`prepare`'s walk over the messages: find every media block, fit each by its kind (images,
 audio, video, documents), check the request totals, and report what changed.
 
-The audio and video converters (`mediablocks.prepare.av`, PyAV) are imported only when a block
+The audio and video converters (`mediablocks.preparing.av`, PyAV) are imported only when a block
 needs converting, so ``import mediablocks`` stays free of them.
 """
 
@@ -13,8 +13,8 @@ from ..errors import ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
 from ..messages import Message
-from ..request_budget import text_bytes
 from ..sources import URLSource
+from .budget import text_bytes
 from .documents import fit_document
 from .images import _BrokenImageError, fit_image_slot, plan_image_shares, share_image_bytes
 from .report import BlockReport, PrepareReport

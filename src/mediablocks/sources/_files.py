@@ -12,7 +12,7 @@ import os
 import stat
 from typing import BinaryIO
 
-from .errors import FileTooLargeError, SourceError
+from ..errors import FileTooLargeError, SourceError
 
 __all__ = ["open_regular", "read_capped", "read_window"]
 

@@ -16,8 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ._checks import check_bool, check_count, check_seconds, check_size, check_text
-from .errors import InvalidOptionError
+from .._checks import check_bool, check_count, check_seconds, check_size, check_text
+from ..errors import InvalidOptionError
 
 if TYPE_CHECKING:
     import httpx

@@ -9,11 +9,11 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._files import open_regular
 from ..errors import DecodeError, MediaBlocksError
+from ..fetching.policy import FetchPolicy
 from ..mime import detect_mime, normalize_mime
-from ..policy import FetchPolicy
 from ..sources import Base64Source, PathSource
+from ..sources._files import open_regular
 from ._data import _BufferData, _Data, _Fields, _FileData, _RangeData, _Truncated
 from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
 from .documents import _pdf

@@ -1,11 +1,11 @@
-"""What a fetch returns, and the error for an HTTP error status: shared by `mediablocks.fetch`
+"""What a fetch returns, and the error for an HTTP error status: shared by `mediablocks.fetching`
 (the public names) and ``_fetcher`` (the httpx machinery, loaded on the first fetch)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import FetchError
+from ..errors import FetchError
 
 __all__ = ["FetchResult", "FetchStatusError"]
 

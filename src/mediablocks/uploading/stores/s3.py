@@ -10,7 +10,7 @@ import asyncio
 import mimetypes
 from typing import Any
 
-from ..errors import InvalidOptionError
+from ...errors import InvalidOptionError
 from . import Target, Uploaded, UploadItem, missing
 
 STORE = "s3"

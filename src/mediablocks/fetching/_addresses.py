@@ -16,7 +16,7 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
-from .errors import BlockedURLError, FetchError
+from ..errors import BlockedURLError, FetchError
 from .policy import FetchPolicy
 
 __all__ = [

@@ -15,13 +15,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
-from ._checks import check_size
+from .._checks import check_size
+from ..datauri import b64decode, b64encode, data_uri_prefix
+from ..errors import PathNotAllowedError, SourceError
+from ..fetching.policy import FetchPolicy, current_policy
+from ..mime import HEADER_WINDOW
 from ._files import read_capped, read_window
 from ._flight import FreshLock, Loader
-from .datauri import b64decode, b64encode, data_uri_prefix
-from .errors import PathNotAllowedError, SourceError
-from .mime import HEADER_WINDOW
-from .policy import FetchPolicy, current_policy
 
 __all__ = [
     "Base64Source",
@@ -323,14 +323,14 @@ class URLSource(_BaseSource):
         return memoryview(self._data)[:HEADER_WINDOW]
 
     def _load(self, policy: FetchPolicy | None) -> bytes:
-        from .fetch import fetch  # late: the fetcher imports httpx and this module's users
+        from ..fetching import fetch  # late: the fetcher imports httpx and this module's users
 
         result = fetch(self.url, policy)
         self._hint = result.mime_type
         return result.data
 
     async def _aload(self, policy: FetchPolicy | None) -> bytes:
-        from .fetch import afetch
+        from ..fetching import afetch
 
         result = await afetch(self.url, policy)
         self._hint = result.mime_type

@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ..blocks import ToolResultBlock
+from ..errors import InvalidOptionError, MediaBlocksError, UploadError
+from ..fetching.policy import FetchPolicy
+from ..media import MediaBlock
+from ..messages import Message
+from ..sources import BytesSource, FileIdSource, PathSource
 from ._single_flight import join, land
-from .blocks import ToolResultBlock
-from .errors import InvalidOptionError, MediaBlocksError, UploadError
-from .media import MediaBlock
-from .messages import Message
-from .policy import FetchPolicy
-from .sources import BytesSource, FileIdSource, PathSource
-from .upload_cache import MemoryUploadCache, UploadCache
-from .uploaders import Target, Uploaded, UploadItem, uploader_for
+from .cache import MemoryUploadCache, UploadCache
+from .stores import Target, Uploaded, UploadItem, uploader_for
 
 __all__ = ["aupload", "upload"]
 

@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import IO
 
-from .errors import SourceError, TooLargeError
+from ..errors import SourceError, TooLargeError
 
 __all__ = ["BatchOutput", "Part"]
 

@@ -1,4 +1,4 @@
-"""The fetcher behind `mediablocks.fetch`: httpx and httpcore, imported on the first fetch.
+"""The fetcher behind `mediablocks.fetching`: httpx and httpcore, imported on the first fetch.
 
 Every hop of a fetch, the first request and each redirect, goes through the address guard
 (`_addresses`): the scheme, the host lists, and every address the host resolves to. The fetcher then
@@ -29,12 +29,12 @@ import anyio
 import httpcore
 import httpx
 
+from ..errors import FetchError, FetchTimeoutError, MediaBlocksError
+from ..mime import detect_mime, normalize_mime
 from . import _addresses
-from ._fetch_body import _Body, _shown
-from ._fetch_pins import _AsyncPinnedBackend, _Deadline, _PinnedBackend, _Pins
-from ._fetch_result import FetchResult, FetchStatusError
-from .errors import FetchError, FetchTimeoutError, MediaBlocksError
-from .mime import detect_mime, normalize_mime
+from ._body import _Body, _shown
+from ._pins import _AsyncPinnedBackend, _Deadline, _PinnedBackend, _Pins
+from ._result import FetchResult, FetchStatusError
 from .policy import FetchPolicy, current_policy
 
 __all__ = ["afetch", "fetch"]

@@ -15,9 +15,9 @@ from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ._checks import check_count
-from ._depth import check_depth
-from .blocks import (
+from .._checks import check_count
+from .._depth import check_depth
+from ..blocks import (
     Block,
     RawBlock,
     TextBlock,
@@ -27,9 +27,9 @@ from .blocks import (
     parse_block,
     summarize_validation_error,
 )
-from .errors import DecodeError, MediaBlocksError
-from .media import MediaBlock
-from .messages import (
+from ..errors import DecodeError, MediaBlocksError
+from ..media import MediaBlock
+from ..messages import (
     SESSION_ROLES,
     AssistantMessage,
     Message,
@@ -40,9 +40,9 @@ from .messages import (
     normalize_role,
     sent_content,
 )
+from ..tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
+from ..tokens import estimate_tokens
 from .parsing import parse_blocks
-from .tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
-from .tokens import estimate_tokens
 
 __all__ = [
     "FlatItem",
@@ -360,7 +360,7 @@ def count_tokens(
     provider name raises `UnknownProviderError`.
     """
     if provider is not None:
-        from .providers._options import canonical_provider
+        from ..providers._options import canonical_provider
 
         provider = canonical_provider(provider)
     items = as_messages(messages)

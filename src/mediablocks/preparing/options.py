@@ -12,7 +12,7 @@ from ..convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, Docum
 from ..convert.limits import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from ..convert.limits import ConversionLimits
 from ..errors import InvalidOptionError
-from ..policy import FetchPolicy
+from ..fetching.policy import FetchPolicy
 
 AudioStrategy = Literal["convert", "raise"]
 """``"convert"``: re-encode audio the provider refuses (PyAV); ``"raise"``: refuse it."""

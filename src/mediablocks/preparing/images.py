@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..changes import Change
 from ..errors import BrokenMediaError, DecodeError, ImageBombError, MediaBlocksError
 from ..limits import measured_size
-from ..request_budget import SHARE_FLOOR_SIDE, image_budget, water_level
+from .budget import SHARE_FLOOR_SIDE, image_budget, water_level
 from .slots import _kind, _replaced, _Slot
 from .state import _Preparation, _reason
 

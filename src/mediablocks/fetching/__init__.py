@@ -19,7 +19,7 @@ so ``import mediablocks`` does not pay for httpx until the first fetch.
 
 from __future__ import annotations
 
-from ._fetch_result import FetchResult, FetchStatusError
+from ._result import FetchResult, FetchStatusError
 from .policy import FetchPolicy
 
 __all__ = ["FetchResult", "FetchStatusError", "afetch", "fetch"]
@@ -33,13 +33,13 @@ def fetch(url: str, policy: FetchPolicy | None = None) -> FetchResult:
     `FetchTimeoutError` past ``timeout``, `FetchStatusError`
     for HTTP errors and `FetchError` for everything else that goes wrong.
     """
-    from . import _fetcher
+    from . import _client
 
-    return _fetcher.fetch(url, policy)
+    return _client.fetch(url, policy)
 
 
 async def afetch(url: str, policy: FetchPolicy | None = None) -> FetchResult:
     """`fetch` for async code (asyncio or trio): the same guard, limits and errors."""
-    from . import _fetcher
+    from . import _client
 
-    return await _fetcher.afetch(url, policy)
+    return await _client.afetch(url, policy)

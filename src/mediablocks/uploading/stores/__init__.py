@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ..errors import InvalidOptionError
-from ..providers._options import canonical_provider
+from ...errors import InvalidOptionError
+from ...providers._options import canonical_provider
 
 __all__ = [
     "UPLOADERS",

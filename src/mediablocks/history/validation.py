@@ -21,13 +21,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._unicode import surrogate_in, surrogate_note
-from .blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from .errors import MediaBlocksError, UnsupportedBlockError
-from .messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
+from .._unicode import surrogate_in, surrogate_note
+from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..errors import MediaBlocksError, UnsupportedBlockError
+from ..messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
 
 if TYPE_CHECKING:
-    from .tools import Tool
+    from ..tools import Tool
 
 __all__ = ["HistoryError", "Problem", "check_sendable", "ensure_valid", "validate"]
 
@@ -122,7 +122,7 @@ def validate(
     ``messages`` may also be one message or dicts in mediablocks' JSON form. With ``tools`` (the
     request's `Tool`s or their names), a call to a tool not among them is flagged too.
     """
-    from .history import as_messages
+    from . import as_messages
 
     messages = as_messages(messages)
     canonical = _canonical(provider)
@@ -439,7 +439,7 @@ def _canonical(provider: str | None) -> str | None:
         return None
     if isinstance(provider, str) and provider.strip().lower().replace("_", "-") == HARNESS:
         return HARNESS
-    from .providers._options import canonical_provider
+    from ..providers._options import canonical_provider
 
     return canonical_provider(provider)
 
@@ -450,7 +450,7 @@ def _wire(canonical: str | None) -> str | None:
         return None
     if canonical == HARNESS:
         return "bedrock"
-    from .providers.registry import provider_entry
+    from ..providers.registry import provider_entry
 
     profile = provider_entry(canonical).profile
     return profile.base if profile is not None else canonical

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Protocol, runtime_checkable
 
-from .errors import InvalidOptionError, SourceError
+from ..errors import InvalidOptionError, SourceError
 
 __all__ = ["DirectoryUploadCache", "MemoryUploadCache", "UploadCache"]
 

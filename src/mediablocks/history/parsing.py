@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .blocks import Block, RawBlock, _block_adapter, summarize_validation_error
-from .errors import DecodeError, MediaBlocksError
+from ..blocks import Block, RawBlock, _block_adapter, summarize_validation_error
+from ..errors import DecodeError, MediaBlocksError
 
 __all__ = ["parse_blocks"]
 
@@ -91,7 +91,7 @@ def _claude_native(item: Any, number: int) -> Block | None:
     """The block for a Claude-native block dict, None for anything else."""
     if not isinstance(item, dict) or not _is_claude_native(item):
         return None
-    from .providers.anthropic.translate import (
+    from ..providers.anthropic.translate import (
         _part_from_anthropic,
     )
 

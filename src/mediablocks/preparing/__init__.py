@@ -17,7 +17,7 @@ The order (details in ``docs/preparation.md``):
    (the ``[av]`` extra; ``docs/conversion.md``): audio re-encoded, resampled or split into
    timestamped chunks; video transcoded to H.264 MP4, or sampled as timestamped JPEG frames
    for providers taking no video. A block that becomes several goes through `_Slot.replace_with`.
-4. Durations (audio, video) and PDF page counts come from `mediablocks.probe.probe`; sizes are
+4. Durations (audio, video) and PDF page counts come from `mediablocks.probing.probe`; sizes are
    counted the way the provider counts them (raw or base64).
 5. Request totals: image count, all images' bytes, documents, pages, seconds, request bytes.
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# ``X as X``: names importable from `mediablocks.prepare` since it was one module stay so.
+# ``X as X``: names importable from `mediablocks.preparing` since it was one module stay so.
 from .._checks import check_size
 from ..changes import DEFAULT_MAX_FRAMES as DEFAULT_MAX_FRAMES
 from ..changes import DEFAULT_MAX_IMAGE_PIXELS as DEFAULT_MAX_IMAGE_PIXELS
@@ -40,11 +40,11 @@ from ..convert.documents import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
 from ..convert.documents import DocumentStrategy as DocumentStrategy
 from ..convert.limits import ConversionLimits
 from ..errors import DoesNotFitError
+from ..fetching.policy import FetchPolicy
 from ..limits import limits_for
 from ..media import MediaBlock
 from ..messages import Message
-from ..policy import FetchPolicy
-from ..request_budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
+from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
 from .options import PrepareOptions as PrepareOptions

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from .errors import DownloadTooLargeError, FetchError
+from ..errors import DownloadTooLargeError, FetchError
 
 
 def _shown(url: str) -> str:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
+from ..fetching.policy import FetchPolicy
 from ..limits import ByteMeasure, ProviderLimits, measured_size
 from ..media import MediaBlock
-from ..policy import FetchPolicy
 from ..sources import FileIdSource, URLSource
 from .options import PrepareOptions
 from .slots import _kind, _Slot
@@ -156,7 +156,7 @@ def _probe(block: MediaBlock, policy: FetchPolicy | None) -> Any:
     A broken header (`DecodeError`: a truncated MP4, a PDF without a page tree) propagates: the
     provider would refuse the file too, so it is a problem, not a pass.
     """
-    from ..probe import probe
+    from ..probing import probe
 
     try:
         return probe(block, policy)
