@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 
 import mediablocks as mb
-from mediablocks.history.validation import check_sendable
+from mediablocks.providers._sendable import check_sendable
 
 
 def _history(turns: int) -> list[mb.Message]:

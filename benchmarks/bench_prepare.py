@@ -38,7 +38,7 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from mediablocks.images import ImageTarget, fit_image
-from mediablocks.limits import limits_for
+from mediablocks.providers.registry import limits_for
 
 TARGET = 1568
 REPEATS = 5

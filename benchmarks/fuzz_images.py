@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from mediablocks.errors import MediaBlocksError
 from mediablocks.images import ImageTarget, fit_image
-from mediablocks.limits import limits_for
 from mediablocks.media import ImageBlock
 from mediablocks.preparing import prepare_block
+from mediablocks.providers.registry import limits_for
 
 ROOT = Path(__file__).resolve().parent.parent / "testdata"
 PROVIDERS = ["anthropic", "openai", "gemini", "bedrock", "mistral", "ollama"]

@@ -25,7 +25,7 @@ from mediablocks import (
     VideoBlock,
     prepare,
 )
-from mediablocks.limits import limits_for
+from mediablocks.providers.registry import limits_for
 
 PROVIDERS = (
     "openai-chat",

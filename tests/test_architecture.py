@@ -81,7 +81,8 @@ def _cycle_from(start: str) -> list[str] | None:
 
 def test_the_graph_sees_the_imports_it_should() -> None:
     assert "mediablocks.blocks" in GRAPH["mediablocks.messages"]
-    assert "mediablocks.providers.registry" in GRAPH["mediablocks.limits"]
+    assert "mediablocks.providers.registry" in GRAPH["mediablocks.tokens"]
+    assert "mediablocks.convert.raster" in GRAPH["mediablocks.images.opening"]
     assert (
         "mediablocks.providers.openai_chat.stream" in GRAPH["mediablocks.providers.mistral.stream"]
     )
@@ -112,8 +113,22 @@ def test_core_modules_import_no_provider(name: str) -> None:
 
 
 def test_importing_the_package_imports_no_provider_package() -> None:
+    """``import mediablocks`` loads no provider code; ``mb.encode`` loads the registry and the
+    shared helpers, still no provider package until a provider is used."""
+    bare = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, mediablocks\nprint(len(sys.modules))\n"
+            "print(' '.join(m for m in sys.modules if m.startswith('mediablocks.')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert bare[1:] == ["mediablocks._version"], bare
     code = (
-        "import sys, mediablocks\n"
+        "import sys, mediablocks\nmediablocks.encode\n"
         "print(' '.join(m for m in sys.modules if m.startswith('mediablocks.providers.')))"
     )
     out = subprocess.run(
@@ -121,3 +136,71 @@ def test_importing_the_package_imports_no_provider_package() -> None:
     ).stdout.split()
     assert out, "the registry and shared helpers are loaded"
     assert not [m for m in out if m.split(".")[2] in PROVIDER_PACKAGES]
+
+
+# The floors of the house, lowest first. A unit (a package under ``mediablocks/``, or a module at
+# its root) imports only from its own floor or floors below; a new unit must be placed here.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"errors", "_version", "_frozen", "_checks", "_depth", "_unicode", "_base"}),
+    frozenset({"changes", "stop_reasons", "usage", "datauri", "limits", "mime"}),
+    frozenset({"fetching", "sources", "probing"}),
+    frozenset({"media", "blocks", "messages", "_loading", "settings", "tools"}),
+    frozenset({"convert", "images"}),
+    frozenset({"providers"}),
+    frozenset({"tokens", "request", "streaming", "history", "preparing", "uploading", "batch"}),
+    frozenset({"ray", "integrations", "cli", "__main__", "__init__"}),
+)
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    return parts[1]
+
+
+def _floor(unit: str) -> int:
+    for floor, units in enumerate(LAYERS):
+        if unit in units:
+            return floor
+    raise AssertionError(f"{unit!r} has no floor: place it in tests/test_architecture.LAYERS")
+
+
+UNIT_ARROWS = sorted(
+    {
+        (name, target)
+        for name, targets in GRAPH.items()
+        for target in targets
+        if _unit(name) != _unit(target)
+    }
+)
+
+
+def test_every_unit_has_a_floor() -> None:
+    for name in MODULES:
+        _floor(_unit(name))
+
+
+def test_no_import_runs_up_a_floor() -> None:
+    upward = [
+        f"{name} -> {target}"
+        for name, target in UNIT_ARROWS
+        if _floor(_unit(target)) > _floor(_unit(name))
+    ]
+    assert not upward, upward
+
+
+def test_no_circle_between_packages() -> None:
+    """Packages on one floor may use each other, but never both ways round."""
+    units: dict[str, set[str]] = {}
+    for name, target in UNIT_ARROWS:
+        units.setdefault(_unit(name), set()).add(_unit(target))
+    for start in units:
+        seen: set[str] = set()
+        todo = list(units[start])
+        while todo:
+            unit = todo.pop()
+            assert unit != start, f"{start} reaches itself through {sorted(seen)}"
+            if unit not in seen:
+                seen.add(unit)
+                todo.extend(units.get(unit, ()))

@@ -11,10 +11,11 @@ from PIL import Image
 
 import mediablocks as mb
 from mediablocks.errors import UnknownProviderError
-from mediablocks.limits import PROVIDERS, ProviderLimits, limits_for, measured_size
+from mediablocks.limits import ProviderLimits, measured_size
 from mediablocks.providers.anthropic import translate as anthropic
 from mediablocks.providers.bedrock import translate as bedrock
 from mediablocks.providers.openai_chat import translate as openai_chat
+from mediablocks.providers.registry import PROVIDERS, limits_for
 
 from .conftest import TESTDATA
 
@@ -129,7 +130,7 @@ def test_limits_are_frozen_and_hashable() -> None:
 def test_the_documented_table_is_the_generated_one() -> None:
     from pathlib import Path
 
-    from mediablocks.limits import limits_table
+    from mediablocks.providers._docs import limits_table
 
     page = Path(__file__).resolve().parent.parent / "docs" / "preparation.md"
     assert limits_table() in page.read_text(encoding="utf-8")

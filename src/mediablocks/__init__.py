@@ -1,120 +1,271 @@
 """mediablocks: images, audio, video and documents in LLM messages, for every provider.
 
-Everything public is re-exported here; the modules hold the logic.
+Everything public is re-exported here, lazily: ``import mediablocks`` loads only this face, and
+each name loads its module on first use (`__getattr__`), so a program pays for what it touches.
+Type checkers read the imports under ``TYPE_CHECKING``; `_EXPORTS` says which module holds each
+name at run time (a test keeps the two and ``__all__`` in step).
 """
 
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .batch import write_batch
-from .batch.results import BatchResult, read_batch_results
-from .blocks import (
-    Block,
-    ContentBlock,
-    RawBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolResultBlock,
-    parse_block,
-)
-from .convert.limits import ConversionLimits
-from .datauri import DataURI, parse_data_uri
-from .errors import (
-    BlockedURLError,
-    BrokenMediaError,
-    ConversionCrashedError,
-    ConversionLimitError,
-    ConversionTimeoutError,
-    DecodeError,
-    DoesNotFitError,
-    DownloadTooLargeError,
-    FetchError,
-    FetchTimeoutError,
-    FileTooLargeError,
-    ImageBombError,
-    InvalidOptionError,
-    InvalidSourceError,
-    InvalidTextError,
-    MediaBlocksError,
-    MediaTypeError,
-    PathNotAllowedError,
-    SourceError,
-    TooLargeError,
-    ToolResultMismatchError,
-    UnknownProviderError,
-    UnsupportedBlockError,
-    UnsupportedSettingError,
-    UploadError,
-)
-from .fetching import FetchResult, FetchStatusError, afetch, fetch
-from .fetching.policy import FetchPolicy, current_policy, use_policy
-from .history import (
-    FlatItem,
-    block_to_message,
-    count_tokens,
-    filter_messages,
-    merge_consecutive,
-    normalize_messages,
-    parse_message,
-    pretty,
-    pretty_print,
-    regroup_messages,
-    trim_messages,
-)
-from .history.parsing import parse_blocks
-from .history.storage import load_history, media_summary, redacted, save_history
-from .history.validation import HistoryError, Problem, ensure_valid, validate
-from .limits import ProviderLimits, limits_for
-from .media import (
-    AudioBlock,
-    FileBlock,
-    ImageBlock,
-    MediaBlock,
-    VideoBlock,
-    media_block,
-    sanitize_filename,
-)
-from .messages import (
-    AssistantMessage,
-    BranchSummaryMessage,
-    CompactionSummaryMessage,
-    Cost,
-    CustomMessage,
-    Message,
-    Prices,
-    SystemMessage,
-    ToolMessage,
-    Usage,
-    UserMessage,
-    dump_messages,
-    load_messages,
-)
-from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
-from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
-from .probing import MediaInfo, probe, probe_bytes
-from .providers import (
-    EncodeOptions,
-    decode,
-    decode_response,
-    encode,
-    encode_json,
-    encode_with_report,
-)
-from .providers._harness import harness_resume
-from .providers._report import Dropped, EncodeReport
-from .request import (
-    Request,
-    decode_request,
-    encode_request,
-    encode_request_with_report,
-    encode_response,
-)
-from .settings import Settings
-from .stop_reasons import StopReason
-from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
-from .tokens import estimate_tokens, image_tokens
-from .tools import Tool
-from .uploading import aupload, upload
-from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
+
+if TYPE_CHECKING:
+    from .batch import write_batch
+    from .batch.results import BatchResult, read_batch_results
+    from .blocks import (
+        Block,
+        ContentBlock,
+        RawBlock,
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+        parse_block,
+    )
+    from .convert.limits import ConversionLimits
+    from .datauri import DataURI, parse_data_uri
+    from .errors import (
+        BlockedURLError,
+        BrokenMediaError,
+        ConversionCrashedError,
+        ConversionLimitError,
+        ConversionTimeoutError,
+        DecodeError,
+        DoesNotFitError,
+        DownloadTooLargeError,
+        FetchError,
+        FetchTimeoutError,
+        FileTooLargeError,
+        ImageBombError,
+        InvalidOptionError,
+        InvalidSourceError,
+        InvalidTextError,
+        MediaBlocksError,
+        MediaTypeError,
+        PathNotAllowedError,
+        SourceError,
+        TooLargeError,
+        ToolResultMismatchError,
+        UnknownProviderError,
+        UnsupportedBlockError,
+        UnsupportedSettingError,
+        UploadError,
+    )
+    from .fetching import FetchResult, FetchStatusError, afetch, fetch
+    from .fetching.policy import FetchPolicy, current_policy, use_policy
+    from .history import (
+        FlatItem,
+        block_to_message,
+        count_tokens,
+        filter_messages,
+        merge_consecutive,
+        normalize_messages,
+        parse_message,
+        pretty,
+        pretty_print,
+        regroup_messages,
+        trim_messages,
+    )
+    from .history.harness import harness_resume
+    from .history.parsing import parse_blocks
+    from .history.storage import load_history, media_summary, redacted, save_history
+    from .history.validation import HistoryError, Problem, ensure_valid, validate
+    from .limits import ProviderLimits
+    from .media import (
+        AudioBlock,
+        FileBlock,
+        ImageBlock,
+        MediaBlock,
+        VideoBlock,
+        media_block,
+        sanitize_filename,
+    )
+    from .messages import (
+        AssistantMessage,
+        BranchSummaryMessage,
+        CompactionSummaryMessage,
+        Cost,
+        CustomMessage,
+        Message,
+        Prices,
+        SystemMessage,
+        ToolMessage,
+        Usage,
+        UserMessage,
+        dump_messages,
+        load_messages,
+    )
+    from .mime import (
+        detect_mime,
+        mime_kind,
+        normalize_mime,
+        register_signature,
+        unregister_signature,
+    )
+    from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
+    from .probing import MediaInfo, probe, probe_bytes
+    from .providers import (
+        EncodeOptions,
+        decode,
+        decode_response,
+        encode,
+        encode_json,
+        encode_with_report,
+    )
+    from .providers._report import Dropped, EncodeReport
+    from .providers.registry import limits_for
+    from .request import (
+        Request,
+        decode_request,
+        encode_request,
+        encode_request_with_report,
+        encode_response,
+    )
+    from .settings import Settings
+    from .stop_reasons import StopReason
+    from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
+    from .tokens import estimate_tokens, image_tokens
+    from .tools import Tool
+    from .uploading import aupload, upload
+    from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
+
+# Public name -> the module (relative to this package) that defines it.
+_EXPORTS: dict[str, str] = {
+    "AssistantMessage": ".messages",
+    "AudioBlock": ".media",
+    "BatchResult": ".batch.results",
+    "Block": ".blocks",
+    "BlockReport": ".preparing",
+    "BlockedURLError": ".errors",
+    "BranchSummaryMessage": ".messages",
+    "BrokenMediaError": ".errors",
+    "CompactionSummaryMessage": ".messages",
+    "ContentBlock": ".blocks",
+    "ConversionCrashedError": ".errors",
+    "ConversionLimitError": ".errors",
+    "ConversionLimits": ".convert.limits",
+    "ConversionTimeoutError": ".errors",
+    "Cost": ".messages",
+    "CustomMessage": ".messages",
+    "DataURI": ".datauri",
+    "DecodeError": ".errors",
+    "DirectoryUploadCache": ".uploading.cache",
+    "DoesNotFitError": ".errors",
+    "DownloadTooLargeError": ".errors",
+    "Dropped": ".providers._report",
+    "EncodeOptions": ".providers",
+    "EncodeReport": ".providers._report",
+    "FetchError": ".errors",
+    "FetchPolicy": ".fetching.policy",
+    "FetchResult": ".fetching",
+    "FetchStatusError": ".fetching",
+    "FetchTimeoutError": ".errors",
+    "FileBlock": ".media",
+    "FileTooLargeError": ".errors",
+    "FlatItem": ".history",
+    "HistoryError": ".history.validation",
+    "ImageBlock": ".media",
+    "ImageBombError": ".errors",
+    "InvalidOptionError": ".errors",
+    "InvalidSourceError": ".errors",
+    "InvalidTextError": ".errors",
+    "MediaBlock": ".media",
+    "MediaBlocksError": ".errors",
+    "MediaInfo": ".probing",
+    "MediaTypeError": ".errors",
+    "MemoryUploadCache": ".uploading.cache",
+    "Message": ".messages",
+    "PathNotAllowedError": ".errors",
+    "PrepareReport": ".preparing",
+    "Prices": ".messages",
+    "Problem": ".history.validation",
+    "ProviderLimits": ".limits",
+    "RawBlock": ".blocks",
+    "Request": ".request",
+    "Settings": ".settings",
+    "SourceError": ".errors",
+    "StopReason": ".stop_reasons",
+    "StreamAccumulator": ".streaming",
+    "SystemMessage": ".messages",
+    "TextBlock": ".blocks",
+    "ThinkingBlock": ".blocks",
+    "TooLargeError": ".errors",
+    "Tool": ".tools",
+    "ToolCallBlock": ".blocks",
+    "ToolMessage": ".messages",
+    "ToolResultBlock": ".blocks",
+    "ToolResultMismatchError": ".errors",
+    "UnknownProviderError": ".errors",
+    "UnsupportedBlockError": ".errors",
+    "UnsupportedSettingError": ".errors",
+    "UploadCache": ".uploading.cache",
+    "UploadError": ".errors",
+    "Usage": ".messages",
+    "UserMessage": ".messages",
+    "VideoBlock": ".media",
+    "afetch": ".fetching",
+    "afrom_stream": ".streaming",
+    "aupload": ".uploading",
+    "block_to_message": ".history",
+    "count_tokens": ".history",
+    "current_policy": ".fetching.policy",
+    "decode": ".providers",
+    "decode_request": ".request",
+    "decode_response": ".providers",
+    "detect_mime": ".mime",
+    "dump_messages": ".messages",
+    "encode": ".providers",
+    "encode_json": ".providers",
+    "encode_request": ".request",
+    "encode_request_with_report": ".request",
+    "encode_response": ".request",
+    "encode_with_report": ".providers",
+    "ensure_valid": ".history.validation",
+    "estimate_tokens": ".tokens",
+    "fetch": ".fetching",
+    "filter_messages": ".history",
+    "from_stream": ".streaming",
+    "harness_resume": ".history.harness",
+    "image_tokens": ".tokens",
+    "limits_for": ".providers.registry",
+    "load_history": ".history.storage",
+    "load_messages": ".messages",
+    "media_block": ".media",
+    "media_summary": ".history.storage",
+    "merge_consecutive": ".history",
+    "mime_kind": ".mime",
+    "normalize_messages": ".history",
+    "normalize_mime": ".mime",
+    "parse_block": ".blocks",
+    "parse_blocks": ".history.parsing",
+    "parse_data_uri": ".datauri",
+    "parse_message": ".history",
+    "prepare": ".preparing",
+    "prepare_block": ".preparing",
+    "prepare_with_report": ".preparing",
+    "pretty": ".history",
+    "pretty_print": ".history",
+    "probe": ".probing",
+    "probe_bytes": ".probing",
+    "read_batch_results": ".batch.results",
+    "redacted": ".history.storage",
+    "register_signature": ".mime",
+    "regroup_messages": ".history",
+    "sanitize_filename": ".media",
+    "save_history": ".history.storage",
+    "tool_result_turn": ".streaming",
+    "trim_messages": ".history",
+    "unregister_signature": ".mime",
+    "upload": ".uploading",
+    "use_policy": ".fetching.policy",
+    "validate": ".history.validation",
+    "write_batch": ".batch",
+}
 
 __all__ = [
     "AssistantMessage",
@@ -248,3 +399,21 @@ __all__ = [
     "validate",
     "write_batch",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the module behind a public name on first use and keep the name here; a submodule's
+    name (``mb.history``) imports that submodule, as it did when this face loaded everything."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'mediablocks' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public face only: what `__all__` lists."""
+    return list(__all__)

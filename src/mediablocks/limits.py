@@ -1,9 +1,11 @@
 """What each provider accepts, as data: media types, byte, pixel, count and length limits.
 
-`limits_for` gives one frozen `ProviderLimits` per provider (and model, where a model family is
-documented to differ). `prepare` fits media to these numbers and `estimate_tokens` reads the image
-sizes providers scale to. Every number carries its source in ``ProviderLimits.sources`` (the
-documentation page it comes from), so a reader can check it and a maintainer can update it.
+This module is the schema, below the providers: each provider's numbers live in its package and
+`mediablocks.providers.registry.limits_for` (``mb.limits_for``) gives one frozen `ProviderLimits`
+per provider (and model, where a model family is documented to differ). `prepare` fits media to
+these numbers and `estimate_tokens` reads the image sizes providers scale to. Every number carries
+its source in ``ProviderLimits.sources`` (the documentation page it comes from), so a reader can
+check it and a maintainer can update it.
 
 Conventions:
 
@@ -24,15 +26,10 @@ from types import MappingProxyType
 from typing import Literal
 
 from .errors import InvalidOptionError
-from .providers._options import PROVIDERS
-from .providers.registry import REGISTRY, provider_entry
 
 __all__ = [
-    "PROVIDERS",
     "ByteMeasure",
     "ProviderLimits",
-    "limits_for",
-    "limits_table",
     "measured_size",
 ]
 
@@ -168,107 +165,3 @@ def with_sources(limits: ProviderLimits, model: str, **changes: object) -> Provi
     for name in changes:
         sources[name] = f"{limits.source_of(name)} ({note})"
     return replace(limits, model=model, sources=MappingProxyType(sources), **changes)  # type: ignore[arg-type]
-
-
-def limits_for(provider: str, model: str | None = None) -> ProviderLimits:
-    """The limits of ``provider`` (a canonical name or any alias `encode` takes: ``"openai"``,
-    ``"google"``...), for ``model`` if given.
-
-    Model families documented to differ get their own numbers (OpenAI patch-based models and
-    audio models, Claude on Bedrock); other models get the provider's. Raises
-    `UnknownProviderError` for a name mediablocks does not know.
-    """
-    entry = provider_entry(provider)
-    limits = entry.limits()
-    if model is None:
-        return limits
-    return entry.limits_for_model(limits, model)
-
-
-# -- documentation --------------------------------------------------------------------------------
-
-
-def _short_type(mime: str) -> str:
-    subtype = mime.split("/", 1)[1]
-    names = {
-        "vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-        "vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
-        "vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
-        "tab-separated-values": "tsv",
-        "msword": "doc",
-        "vnd.ms-excel": "xls",
-        "plain": "txt",
-        "mpeg": "mp3" if mime.startswith("audio/") else "mpeg",
-        "quicktime": "mov",
-        "x-msvideo": "avi",
-        "x-matroska": "mkv" if mime.startswith("video/") else "mka",
-        "x-ms-wmv": "wmv",
-        "x-m4a": "m4a",
-    }
-    return names.get(subtype, subtype.removeprefix("x-"))
-
-
-def _types(types: frozenset[str]) -> str:
-    return ", ".join(sorted({_short_type(mime) for mime in types})) or "-"
-
-
-def _size(value: int | None, measure: ByteMeasure | None = None) -> str:
-    if value is None:
-        return "-"
-    text = f"{value / MIB:g} MiB" if value % (MIB // 4) == 0 else f"{value / MB:g} MB"
-    return f"{text} {measure}" if measure else text
-
-
-def _count(value: float | None, unit: str = "") -> str:
-    if value is None:
-        return "-"
-    return f"{value:g}{unit}"
-
-
-def limits_table() -> str:
-    """The limits of every provider as Markdown tables (used by ``docs/preparation.md``)."""
-    images = [
-        "| provider | image types | per image | all images | max side | >N images | "
-        "max images | animated | optimal |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    others = [
-        "| provider | documents | per document | PDF pages | documents | audio | "
-        "audio length | video | per video | video length | request |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name in (entry.name for entry in REGISTRY):
-        lim = limits_for(name)
-        many = (
-            f">{lim.many_images_threshold}: {lim.many_images_max_side} px"
-            if lim.many_images_threshold is not None
-            else "-"
-        )
-        optimal = "-"
-        if lim.optimal_image_side is not None:
-            optimal = f"{lim.optimal_image_side} px"
-            if lim.optimal_image_pixels:
-                optimal += f", {lim.optimal_image_pixels / 1e6:g} MP"
-            if lim.server_short_side:
-                optimal += f", short side {lim.server_short_side} px"
-        images.append(
-            f"| {name} | {_types(lim.image_types)} "
-            f"| {_size(lim.max_image_bytes, lim.image_bytes_measure)} "
-            f"| {_size(lim.max_total_image_bytes, lim.image_bytes_measure)} "
-            f"| {_count(lim.max_image_side, ' px')} | {many} | {_count(lim.max_images)} "
-            f"| {'yes' if lim.animated_images else 'first frame'} | {optimal} |"
-        )
-        others.append(
-            f"| {name} | {_types(lim.document_types)} "
-            f"| {_size(lim.max_document_bytes, lim.document_bytes_measure)} "
-            f"| {_count(lim.max_document_pages)} | {_count(lim.max_documents)} "
-            f"| {_types(lim.audio_types)} | {_count(lim.max_audio_seconds, ' s')} "
-            f"| {_types(lim.video_types)} | {_size(lim.max_video_bytes, lim.video_bytes_measure)} "
-            f"| {_count(lim.max_video_seconds, ' s')} "
-            f"| {_size(lim.max_request_bytes, lim.request_bytes_measure)} |"
-        )
-    sources = ["Sources:", ""]
-    for name in (entry.name for entry in REGISTRY):
-        seen = sorted(set(limits_for(name).sources.values()))
-        sources.append(f"- {name}: " + "; ".join(seen))
-    return "\n".join(images) + "\n\n" + "\n".join(others) + "\n\n" + "\n".join(sources) + "\n"

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from mediablocks.convert._extract import ZipReader
-from mediablocks.convert.documents import decode_text, document_text, text_convertible
 from mediablocks.convert.office import DOCX
 from mediablocks.convert.pdf import page_count, pdf_text, render_pages, render_scale
+from mediablocks.convert.text import decode_text, document_text, text_convertible
 from mediablocks.errors import (
     DecodeError,
     InvalidOptionError,

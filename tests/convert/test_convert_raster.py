@@ -14,7 +14,7 @@ from PIL import Image
 import mediablocks as mb
 from mediablocks.convert.raster import convert_refused_image, psd_composite, unreadable_hint
 from mediablocks.images import ImageTarget, fit_image
-from mediablocks.limits import PROVIDERS, limits_for
+from mediablocks.providers.registry import PROVIDERS, limits_for
 from tests.conftest import TESTDATA
 
 IMAGES = TESTDATA / "image"

@@ -14,7 +14,8 @@ from PIL import Image, ImageChops, ImageCms
 
 from mediablocks.errors import ImageBombError, UnsupportedBlockError
 from mediablocks.images import ImageTarget, fit_image, image_size
-from mediablocks.limits import limits_for, measured_size
+from mediablocks.limits import measured_size
+from mediablocks.providers.registry import limits_for
 
 TESTDATA = Path(__file__).resolve().parents[2] / "testdata" / "image"
 

@@ -211,7 +211,7 @@ def test_every_prepared_corpus_image_decodes(path: str) -> None:
     """Nothing leaves prepare that its own decoder cannot open: refused (a MediaBlocksError
     naming the block) or an image of a type the provider takes, every frame decoding."""
     from mediablocks.images.opening import _heif_decoder
-    from mediablocks.limits import limits_for
+    from mediablocks.providers.registry import limits_for
 
     _heif_decoder()  # HEIC sent to Gemini is decoded with pillow-heif below
     block = media_block(TESTDATA / path)

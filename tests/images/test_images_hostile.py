@@ -14,10 +14,10 @@ from PIL import Image
 
 from mediablocks.errors import DecodeError, MediaBlocksError
 from mediablocks.images import ImageTarget, fit_image
-from mediablocks.limits import limits_for
 from mediablocks.media import ImageBlock
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import prepare, prepare_block
+from mediablocks.providers.registry import limits_for
 
 TESTDATA = Path(__file__).resolve().parents[2] / "testdata"
 IMAGES = sorted(

@@ -16,11 +16,11 @@ from pydantic import TypeAdapter
 from mediablocks import ConversionLimits
 from mediablocks.blocks import TextBlock, ToolResultBlock
 from mediablocks.errors import DoesNotFitError, ImageBombError
-from mediablocks.limits import limits_for
 from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from mediablocks.messages import Message, ToolMessage, UserMessage
 from mediablocks.preparing import prepare, prepare_block, prepare_with_report
 from mediablocks.providers import encode
+from mediablocks.providers.registry import limits_for
 
 TESTDATA = Path(__file__).resolve().parents[2] / "testdata"
 

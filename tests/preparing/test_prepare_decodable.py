@@ -20,10 +20,10 @@ import pytest
 
 from mediablocks.blocks import TextBlock, ToolResultBlock
 from mediablocks.errors import DoesNotFitError, MediaBlocksError
-from mediablocks.limits import PROVIDERS
 from mediablocks.media import MediaBlock, media_block
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import prepare_with_report
+from mediablocks.providers.registry import PROVIDERS
 
 av = pytest.importorskip("av")
 pdfium = pytest.importorskip("pypdfium2")

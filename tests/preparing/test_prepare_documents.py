@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 import mediablocks as mb
-from mediablocks.limits import PROVIDERS, limits_for
 from mediablocks.preparing import prepare_block, prepare_with_report
+from mediablocks.providers.registry import PROVIDERS, limits_for
 from tests.conftest import TESTDATA, load_manifest
 
 DOCS = TESTDATA / "document"

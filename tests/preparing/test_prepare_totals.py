@@ -9,11 +9,11 @@ from PIL import Image
 
 from mediablocks.blocks import TextBlock
 from mediablocks.errors import DoesNotFitError
-from mediablocks.limits import limits_for
 from mediablocks.media import ImageBlock
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import SHARE_FLOOR_SIDE, prepare, prepare_with_report
 from mediablocks.providers import encode_json
+from mediablocks.providers.registry import limits_for
 
 
 def noisy_photos(count: int, size: tuple[int, int], quality: int) -> list[bytes]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from mediablocks.blocks import TextBlock
-from mediablocks.limits import limits_for
 from mediablocks.messages import UserMessage
 from mediablocks.preparing.budget import (
     REQUEST_RESERVE,
@@ -12,6 +11,7 @@ from mediablocks.preparing.budget import (
     text_bytes,
     water_level,
 )
+from mediablocks.providers.registry import limits_for
 
 
 def test_water_level_cuts_only_the_largest() -> None:

@@ -9,11 +9,11 @@ import pytest
 from tests.conftest import ROOT
 
 import mediablocks as mb
-from mediablocks.limits import ProviderLimits, limits_for
+from mediablocks.limits import ProviderLimits
 from mediablocks.providers import ALIASES, PROVIDERS, canonical_provider, encode, translator
 from mediablocks.providers._docs import BLOCKS, render
 from mediablocks.providers._fold import Folder
-from mediablocks.providers.registry import REGISTRY, Profile, Provider, provider_entry
+from mediablocks.providers.registry import REGISTRY, Profile, Provider, limits_for, provider_entry
 from mediablocks.tokens import TokenFormula
 
 NAMES = [entry.name for entry in REGISTRY]

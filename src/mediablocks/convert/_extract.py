@@ -22,7 +22,6 @@ from xml.parsers import expat
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 
 __all__ = [
-    "DEFAULT_MAX_TEXT_CHARS",
     "MAX_COMPRESSION_RATIO",
     "MAX_UNZIPPED_BYTES",
     "ExtractedText",
@@ -35,9 +34,6 @@ __all__ = [
     "require",
     "require_installed",
 ]
-
-DEFAULT_MAX_TEXT_CHARS = 100_000
-"""Characters of text one document may become before the rest is cut (about 25,000 tokens)."""
 
 MAX_UNZIPPED_BYTES = 64 * 1024 * 1024
 """Bytes all members read from one ZIP-based document (DOCX, ODT, EPUB...) may uncompress to."""

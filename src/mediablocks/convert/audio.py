@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..changes import Change
 from ..errors import DecodeError, DoesNotFitError
-from ..images import Change
 from ._audio_copy import copy_audio
 from ._av import Deadline, clock, decoding, import_av, open_input
 from ._mp3 import Mp3Writer, lameenc_module

@@ -18,6 +18,8 @@ from ..errors import InvalidOptionError
 
 __all__ = [
     "DEFAULT_CPU_SECONDS",
+    "DEFAULT_MAX_PAGES",
+    "DEFAULT_MAX_TEXT_CHARS",
     "DEFAULT_MEMORY_BYTES",
     "DEFAULT_STACK_BYTES",
     "DEFAULT_TIME_BUDGET",
@@ -27,6 +29,12 @@ __all__ = [
     "describe_size",
     "use_conversion_limits",
 ]
+
+DEFAULT_MAX_PAGES = 20
+"""Pages of one PDF turned into images (or text) unless the caller says otherwise."""
+
+DEFAULT_MAX_TEXT_CHARS = 100_000
+"""Characters of text one document may become before the rest is cut (about 25,000 tokens)."""
 
 DEFAULT_MEMORY_BYTES = 1 << 30
 """Address space one worker may map (1 GiB): room for a 1568 px page bitmap and the document."""

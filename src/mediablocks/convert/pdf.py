@@ -27,10 +27,10 @@ from ._extract import (
     require,
     require_installed,
 )
+from .limits import DEFAULT_MAX_PAGES
 
 __all__ = [
     "DEFAULT_DPI",
-    "DEFAULT_MAX_PAGES",
     "PageImage",
     "RenderedPages",
     "page_count",
@@ -38,9 +38,6 @@ __all__ = [
     "render_document",
     "render_pages",
 ]
-
-DEFAULT_MAX_PAGES = 20
-"""Pages of one PDF turned into images (or text) unless the caller says otherwise."""
 
 DEFAULT_DPI = 150
 """The render resolution before the provider's size limits apply (legible body text)."""

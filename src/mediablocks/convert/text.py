@@ -12,8 +12,9 @@ this process. This module imports no pydantic: the workers import it.
 from __future__ import annotations
 
 from ..errors import InvalidOptionError, UnsupportedBlockError
-from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText, require_installed
+from ._extract import ExtractedText, require_installed
 from .legacy import LEGACY_TYPES, legacy_text
+from .limits import DEFAULT_MAX_TEXT_CHARS
 from .markup import epub_text
 from .office import ODF_TYPES, OOXML_TYPES, office_text
 from .pdf import pdf_text_here

@@ -16,27 +16,29 @@ only text, tool calls, tool results and reasoning may go (the ``HarnessContentBl
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._unicode import surrogate_in, surrogate_note
-from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..errors import MediaBlocksError, UnsupportedBlockError
+from ..blocks import TextBlock, ToolCallBlock, ToolResultBlock
+from ..errors import MediaBlocksError
 from ..messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
 
 if TYPE_CHECKING:
     from ..tools import Tool
 
+from ..providers._sendable import (
+    HARNESS,
+    Problem,
+    block_rules,
+    canonical_target,
+    check_sendable,
+    harness_rules,
+    wire_of,
+)
+
 __all__ = ["HistoryError", "Problem", "check_sendable", "ensure_valid", "validate"]
 
-# Amazon Bedrock AgentCore Harness: not a provider `encode` writes for (`harness_resume` builds its
-# messages) but a ``validate`` target. Its messages are Converse-shaped; a resume carries the
-# paused assistant turn first, so it may open with the assistant (``HarnessMessage`` role
-# ``user | assistant``). Its content blocks are text, toolUse, toolResult and reasoningContent.
-HARNESS = "bedrock-harness"
-_HARNESS_BLOCKS = frozenset({"text", "tool_call", "tool_result", "thinking"})
 # Providers that reject an assistant tool call not answered by a result in the next turn.
 _RESULTS_REQUIRED = frozenset(
     {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", HARNESS}
@@ -51,15 +53,6 @@ _RESULTS_RIGHT_AFTER = frozenset({"openai-chat", "mistral"})
 # Providers that refuse a user message right after tool results ("Unexpected role 'user' after
 # role 'tool'"): an assistant message must come between.
 _ASSISTANT_AFTER_RESULTS = frozenset({"mistral"})
-# Wire formats that match results to calls by name, not id: an empty id is not sent.
-_IDS_OPTIONAL = frozenset({"gemini", "ollama"})
-# The longest string each wire format takes in one text, tool result or thinking field, in
-# characters. OpenAI: "string too long. Expected a string with maximum length 10485760" (the
-# OpenAPI spec's ``maxLength: 10485760`` on message content and function_call_output.output).
-_MAX_STRING = {"openai-chat": 10_485_760, "openai-responses": 10_485_760}
-# The longest tool call id: OpenAI Responses ``call_id`` (maxLength 64 in the OpenAPI spec) and
-# Bedrock Converse ``toolUseId`` (1-64 characters, ``[a-zA-Z0-9_-]+``, AWS API reference).
-_MAX_CALL_ID = {"openai-responses": 64, "bedrock": 64}
 
 
 def _is_results(message: Message) -> bool:
@@ -86,22 +79,6 @@ def _answers(sent: list[tuple[int, Message]], position: int, provider: str) -> s
     return answered
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One problem: where it is (message and block index, -1 for the whole message) and what."""
-
-    message_index: int
-    block_index: int
-    code: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"message {self.message_index}"
-        if self.block_index >= 0:
-            where += f", block {self.block_index}"
-        return f"{where}: {self.message} [{self.code}]"
-
-
 class HistoryError(MediaBlocksError, ValueError):
     """A history with problems; ``problems`` lists every one."""
 
@@ -125,8 +102,8 @@ def validate(
     from . import as_messages
 
     messages = as_messages(messages)
-    canonical = _canonical(provider)
-    wire = _wire(canonical)
+    canonical = canonical_target(provider)
+    wire = wire_of(canonical)
     known = None if tools is None else {t if isinstance(t, str) else t.name for t in tools}
     problems: list[Problem] = []
     calls: dict[str, int] = {}
@@ -148,9 +125,9 @@ def validate(
         if not message.content and not (is_last and isinstance(message, AssistantMessage)):
             problems.append(Problem(index, -1, "empty-message", f"{message.role} message is empty"))
         for block_index, block in enumerate(message.content):
-            problems.extend(_block_rules(block, index, block_index, wire, known))
+            problems.extend(block_rules(block, index, block_index, wire, known))
             if canonical == HARNESS:
-                problems.extend(_harness_rules(block, index, block_index))
+                problems.extend(harness_rules(block, index, block_index))
             if isinstance(block, TextBlock) and not block.text.strip():
                 problems.append(Problem(index, block_index, "empty-text", "empty text block"))
             elif isinstance(block, ToolCallBlock):
@@ -281,176 +258,3 @@ def ensure_valid(
     problems = validate(messages, provider, tools=tools)
     if problems:
         raise HistoryError(problems)
-
-
-_STRICT_CODES = frozenset(
-    {
-        "empty-tool-call-id",
-        "empty-tool-name",
-        "tool-call-id-too-long",
-        "text-too-long",
-    }
-)
-"""What `check_sendable` raises on: what the provider's API refuses outright."""
-
-
-def check_sendable(messages: Sequence[Message], provider: str) -> None:
-    """Raise `UnsupportedBlockError` for what ``provider``'s API refuses outright (an empty tool
-    call id or name, an id or a string past its documented length): called by `encode`."""
-    wire = _wire(_canonical(provider))
-    max_string = _MAX_STRING.get(wire or "", sys.maxsize)
-    max_id = _MAX_CALL_ID.get(wire or "", sys.maxsize)
-    ids_needed = wire not in _IDS_OPTIONAL
-    # Every encode pays this loop, so it only reads lengths, dispatched on the type tag (faster
-    # than isinstance on pydantic models); the full rules run only once something fails.
-    limited = max_string < sys.maxsize
-    for message in messages:
-        blocks: Sequence[Any] = message.content  # read by tag: no union narrowing wanted here
-        for block in blocks:
-            kind = block.type
-            if kind == "tool_call":
-                ident = block.id
-                bad = not block.name or len(ident) > max_id or (ids_needed and not ident)
-            elif kind == "tool_result":
-                ident = block.tool_call_id
-                bad = len(ident) > max_id or (ids_needed and not ident)
-                bad = bad or (limited and len(block.text) > max_string)
-            elif not limited:
-                continue
-            elif kind == "text":
-                bad = len(block.text) > max_string
-            elif kind == "thinking":
-                bad = len(block.thinking) > max_string
-            else:
-                continue
-            if bad:
-                _raise_first(messages, provider, wire)
-
-
-def _raise_first(messages: Sequence[Message], provider: str, wire: str | None) -> None:
-    """Raise for the first block breaking a rule `check_sendable` enforces, by position."""
-    for index, message in enumerate(messages):
-        for position, block in enumerate(message.content):
-            for problem in _block_rules(block, index, position, wire, None, deep=False):
-                if problem.code in _STRICT_CODES:
-                    raise UnsupportedBlockError(f"{provider}: {problem}")
-
-
-def _block_rules(
-    block: Block,
-    index: int,
-    position: int,
-    wire: str | None,
-    known: set[str] | None,
-    *,
-    deep: bool = True,
-) -> list[Problem]:
-    """The rules on one block alone: tool ids and names, the tools given, string lengths."""
-    found: list[Problem] = []
-    if isinstance(block, ToolCallBlock):
-        if not block.name:
-            found.append(Problem(index, position, "empty-tool-name", "tool call has no name"))
-        elif known is not None and block.name not in known:
-            found.append(
-                Problem(
-                    index,
-                    position,
-                    "unknown-tool",
-                    f"tool call {block.id!r} is to {block.name!r}, not among the request's tools"
-                    f" ({', '.join(sorted(known)) or 'none'})",
-                )
-            )
-    call_id = (
-        block.id
-        if isinstance(block, ToolCallBlock)
-        else block.tool_call_id
-        if isinstance(block, ToolResultBlock)
-        else None
-    )
-    if call_id is not None and wire is not None:
-        if not call_id and wire not in _IDS_OPTIONAL:
-            what = "tool call" if isinstance(block, ToolCallBlock) else "tool result"
-            found.append(
-                Problem(index, position, "empty-tool-call-id", f"{what} has an empty call id")
-            )
-        limit = _MAX_CALL_ID.get(wire)
-        if limit is not None and len(call_id) > limit:
-            found.append(
-                Problem(
-                    index,
-                    position,
-                    "tool-call-id-too-long",
-                    f"call id {call_id[:20]!r}... is {len(call_id)} characters; {wire} takes "
-                    f"at most {limit}",
-                )
-            )
-    elif call_id == "":
-        found.append(Problem(index, position, "empty-tool-call-id", "empty tool call id"))
-    text = _long_text(block)
-    bad = surrogate_in(block if deep else text)
-    if bad is not None:
-        found.append(Problem(index, position, "invalid-unicode", surrogate_note(bad)))
-    limit = _MAX_STRING.get(wire or "")
-    if limit is not None and text is not None and len(text) > limit:
-        found.append(
-            Problem(
-                index,
-                position,
-                "text-too-long",
-                f"{block.type} of {len(text):,} characters; {wire} takes at most "
-                f"{limit:,} in one string",
-            )
-        )
-    return found
-
-
-def _harness_rules(block: Block, index: int, position: int) -> list[Problem]:
-    """What a Harness message cannot carry: media anywhere, also inside a tool result (its
-    ``HarnessToolResultContentBlock`` is text or JSON)."""
-    inner: list[Any] = []
-    if block.type not in _HARNESS_BLOCKS:
-        inner = [block]
-    elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
-        inner = [b for b in block.content if b.type != "text"]
-    return [
-        Problem(
-            index,
-            position,
-            "unsupported-block",
-            f"{HARNESS} messages take text, tool calls, tool results (text only) and reasoning, "
-            f"not {type(b).__name__}",
-        )
-        for b in inner
-    ]
-
-
-def _long_text(block: Block) -> str | None:
-    if isinstance(block, TextBlock):
-        return block.text
-    if isinstance(block, ThinkingBlock):
-        return block.thinking
-    if isinstance(block, ToolResultBlock):
-        return block.text
-    return None
-
-
-def _canonical(provider: str | None) -> str | None:
-    if provider is None:
-        return None
-    if isinstance(provider, str) and provider.strip().lower().replace("_", "-") == HARNESS:
-        return HARNESS
-    from ..providers._options import canonical_provider
-
-    return canonical_provider(provider)
-
-
-def _wire(canonical: str | None) -> str | None:
-    """The wire format a provider speaks (a profile's base: ``deepseek`` -> ``openai-chat``)."""
-    if canonical is None:
-        return None
-    if canonical == HARNESS:
-        return "bedrock"
-    from ..providers.registry import provider_entry
-
-    profile = provider_entry(canonical).profile
-    return profile.base if profile is not None else canonical

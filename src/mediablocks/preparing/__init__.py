@@ -35,18 +35,18 @@ from .._checks import check_size
 from ..changes import DEFAULT_MAX_FRAMES as DEFAULT_MAX_FRAMES
 from ..changes import DEFAULT_MAX_IMAGE_PIXELS as DEFAULT_MAX_IMAGE_PIXELS
 from ..changes import Change
-from ..convert.documents import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
-from ..convert.documents import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
-from ..convert.documents import DocumentStrategy as DocumentStrategy
+from ..convert.limits import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
+from ..convert.limits import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
 from ..convert.limits import ConversionLimits
 from ..errors import DoesNotFitError
 from ..fetching.policy import FetchPolicy
-from ..limits import limits_for
 from ..media import MediaBlock
 from ..messages import Message
+from ..providers.registry import limits_for
 from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
+from .options import DocumentStrategy as DocumentStrategy
 from .options import PrepareOptions as PrepareOptions
 from .options import UnsupportedStrategy as UnsupportedStrategy
 from .options import VideoStrategy as VideoStrategy

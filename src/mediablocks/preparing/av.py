@@ -13,13 +13,13 @@ from ..convert import audio as audio_converter
 from ..convert import video as video_converter
 from ..convert.audio import AudioTarget, ConvertedAudio
 from ..convert.isolation import run_isolated
-from ..convert.timed import audio_piece_blocks, derived_block, frame_blocks
 from ..convert.video import DEFAULT_FRAME_SIDE
 from ..errors import DoesNotFitError
 from ..images import Change
 from ..media import AudioBlock
 from .slots import _replaced, _Slot
 from .state import _Preparation
+from .timed import audio_piece_blocks, derived_block, frame_blocks
 
 _FFMPEG = "FFmpeg (PyAV)"
 

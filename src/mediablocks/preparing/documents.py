@@ -1,5 +1,5 @@
 """`prepare`'s document step: a document as it is where the provider takes it, else page images
-or text from `mediablocks.convert.documents`, spliced in its place."""
+or text from `convert_document`, spliced in its place."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from .state import _Preparation, _probe
 
 def fit_document(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """A document as it is where the provider takes it (and the strategy keeps it); else
-    page images or text from `mediablocks.convert.documents`, spliced in its place."""
+    page images or text from `convert_document`, spliced in its place."""
     options = run.options
     if options.convert and options.documents != "raise":
-        from ..convert.documents import convert_document
+        from .document_blocks import convert_document
 
         converted = convert_document(
             slot.block,

@@ -8,9 +8,8 @@ from typing import Literal
 
 from .._checks import check_bool, check_size
 from ..changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS
-from ..convert.documents import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, DocumentStrategy
+from ..convert.limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, ConversionLimits
 from ..convert.limits import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
-from ..convert.limits import ConversionLimits
 from ..errors import InvalidOptionError
 from ..fetching.policy import FetchPolicy
 
@@ -24,6 +23,18 @@ UnsupportedStrategy = Literal["raise", "drop"]
 """What `prepare` does with a block the provider takes in no form (audio for Anthropic, video
 for a provider taking neither video nor images): ``"raise"`` (the default) lists it in the
 `DoesNotFitError`; ``"drop"`` removes it and reports it (change kind ``dropped``)."""
+
+DocumentStrategy = Literal["convert", "pages", "text", "raise"]
+"""How `prepare` sends a document:
+
+- ``"convert"`` (default): as it is where the provider takes its type; else a PDF as page images
+  (its text where the provider takes no images) and any other document as text.
+- ``"pages"``: every PDF as page images, even where the provider takes PDFs; others as "convert".
+- ``"text"``: every convertible document as text, even where the provider takes the file.
+- ``"raise"``: nothing is converted; a type the provider refuses is a `DoesNotFitError` problem.
+"""
+
+DOCUMENT_STRATEGIES: tuple[str, ...] = ("convert", "pages", "text", "raise")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ from ..errors import (
     UnsupportedBlockError,
 )
 from ..fetching.policy import FetchPolicy
-from ..history.validation import check_sendable
 from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
@@ -49,6 +48,7 @@ from ._profiles import checked_encoder, labelled_decoder
 from ._report import EncodeReport
 from ._response import one_reply
 from ._rules import compaction_as_user, foreign_blocks_checked
+from ._sendable import check_sendable
 from ._typed import (
     AnthropicFields,
     BedrockFields,

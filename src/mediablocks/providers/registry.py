@@ -20,11 +20,11 @@ from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UnknownProviderError, UnsupportedSettingError
+from ..limits import ProviderLimits
 from . import _sniff
+from ._formula import TokenFormula
 
 if TYPE_CHECKING:  # only for annotations: importing them here would make a cycle
-    from ..limits import ProviderLimits
-    from ..tokens import TokenFormula
     from ._fold import Folder
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "Profile",
     "Provider",
     "canonical_provider",
+    "limits_for",
     "provider_entry",
     "request_module",
 ]
@@ -542,3 +543,18 @@ def request_module(name: str) -> ModuleType:
 def provider_entry(name: str) -> Provider:
     """The entry for a canonical name or alias; `UnknownProviderError` for any other name."""
     return _BY_NAME[canonical_provider(name)]
+
+
+def limits_for(provider: str, model: str | None = None) -> ProviderLimits:
+    """The limits of ``provider`` (a canonical name or any alias `encode` takes: ``"openai"``,
+    ``"google"``...), for ``model`` if given.
+
+    Model families documented to differ get their own numbers (OpenAI patch-based models and
+    audio models, Claude on Bedrock); other models get the provider's. Raises
+    `UnknownProviderError` for a name mediablocks does not know.
+    """
+    entry = provider_entry(provider)
+    limits = entry.limits()
+    if model is None:
+        return limits
+    return entry.limits_for_model(limits, model)

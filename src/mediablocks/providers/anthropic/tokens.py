@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...tokens import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula
+from .._formula import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula
 
 # https://docs.anthropic.com/en/docs/build-with-claude/vision#calculate-image-costs
 # tokens = width * height / 750, after scaling down (aspect kept) to a long edge of at most

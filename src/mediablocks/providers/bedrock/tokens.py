@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...tokens import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula
+from .._formula import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula
 from ..anthropic.tokens import scaled_image
 
 # Claude on Bedrock: the Anthropic rule. Amazon Nova (v1):

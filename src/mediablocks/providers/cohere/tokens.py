@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...tokens import TokenFormula
+from .._formula import TokenFormula
 
 # An estimate, not a published formula: Command A Vision is documented to take a 512 x 512
 # image as about 1,610 tokens (Oracle's Command A Vision page, the same model served there), and

@@ -6,7 +6,7 @@ import math
 import re
 from typing import Any
 
-from ...tokens import TokenFormula
+from .._formula import TokenFormula
 
 # https://ai.google.dev/gemini-api/docs/tokens#multimodal-tokens
 # Images with both sides <= 384 px: 258 tokens; larger ones are cropped and scaled into

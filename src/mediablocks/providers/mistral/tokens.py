@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...tokens import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula
+from .._formula import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula
 
 # https://mistralai.github.io/mistral-common/usage/images : the image is scaled down to fit
 # max_image_size, cut into (patch * spatial_merge) px squares, one token each, plus one

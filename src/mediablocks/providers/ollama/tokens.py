@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tokens import TokenFormula, match_model
+from .._formula import TokenFormula, match_model
 
 # Local models differ; an approximation by family: LLaVA-style CLIP 336 px / 14 px encoders give
 # 24 x 24 = 576 image tokens, Gemma 3's SigLIP gives 256 (Gemma 3 technical report).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...tokens import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula, match_model
+from .._formula import PDF_PAGE_SIZE, PDF_TEXT_PER_PAGE, TokenFormula, match_model
 
 # https://platform.openai.com/docs/guides/images-vision#calculating-costs
 # Tile models: fit in 2048x2048, shortest side to 768 (downscale only), 512 px tiles;

@@ -7,12 +7,12 @@ import os
 from collections.abc import Sequence
 
 from ..blocks import ContentBlock, TextBlock
-from ..images import Change
+from ..changes import Change
+from ..convert._av import clock
+from ..convert.audio import AudioPiece
+from ..convert.video import SampledVideo
 from ..media import AudioBlock, ImageBlock, MediaBlock
 from ..sources import BytesSource
-from ._av import clock
-from .audio import AudioPiece
-from .video import SampledVideo
 
 __all__ = ["audio_piece_blocks", "derived_block", "frame_blocks", "label_of"]
 

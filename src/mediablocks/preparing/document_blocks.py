@@ -24,42 +24,26 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Literal
 
 from ..blocks import TextBlock
 from ..changes import Change
+from ..convert._extract import ExtractedText
+from ..convert.limits import (
+    DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_TEXT_CHARS,
+    KEEP,
+    ConversionLimits,
+    Keep,
+    use_conversion_limits,
+)
+from ..convert.pdf import page_count, render_document
+from ..convert.text import PDF, _is_text_like, _is_utf8, document_text, text_convertible
 from ..errors import DoesNotFitError, InvalidOptionError
 from ..limits import ProviderLimits
 from ..media import ImageBlock, MediaBlock
-from ._extract import DEFAULT_MAX_TEXT_CHARS, ExtractedText
-from .limits import KEEP, ConversionLimits, Keep, use_conversion_limits
-from .pdf import DEFAULT_MAX_PAGES, page_count, render_document
-from .text import PDF, _is_text_like, _is_utf8, decode_text, document_text, text_convertible
+from .options import DOCUMENT_STRATEGIES
 
-__all__ = [
-    "DEFAULT_MAX_PAGES",
-    "DEFAULT_MAX_TEXT_CHARS",
-    "DOCUMENT_STRATEGIES",
-    "ConvertedDocument",
-    "DocumentStrategy",
-    "ExtractedText",
-    "convert_document",
-    "decode_text",
-    "document_text",
-    "text_convertible",
-]
-
-DocumentStrategy = Literal["convert", "pages", "text", "raise"]
-"""How `prepare` sends a document:
-
-- ``"convert"`` (default): as it is where the provider takes its type; else a PDF as page images
-  (its text where the provider takes no images) and any other document as text.
-- ``"pages"``: every PDF as page images, even where the provider takes PDFs; others as "convert".
-- ``"text"``: every convertible document as text, even where the provider takes the file.
-- ``"raise"``: nothing is converted; a type the provider refuses is a `DoesNotFitError` problem.
-"""
-
-DOCUMENT_STRATEGIES: tuple[str, ...] = ("convert", "pages", "text", "raise")
+__all__ = ["ConvertedDocument", "convert_document", "wrap_text"]
 
 
 def wrap_text(

@@ -51,7 +51,8 @@ def harness_resume(
         raise InvalidOptionError(
             f"harness_resume reply= takes the paused AssistantMessage, not {type(reply).__name__}"
         )
-    from ..history.validation import HARNESS, ensure_valid
+    from ..providers._sendable import HARNESS
+    from .validation import ensure_valid
 
     ensure_valid([reply, ToolMessage.from_results(blocks)], HARNESS)
     return {"messages": [{"role": "assistant", "content": _assistant(reply)}, user]}
