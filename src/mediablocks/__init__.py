@@ -63,6 +63,7 @@ from .history import (
 from .history.parsing import parse_blocks
 from .history.storage import load_history, media_summary, redacted, save_history
 from .history.validation import HistoryError, Problem, ensure_valid, validate
+from .integrations.mcp import afrom_mcp, from_mcp, to_mcp
 from .limits import ProviderLimits, limits_for
 from .media import (
     AudioBlock,
@@ -191,6 +192,7 @@ __all__ = [
     "VideoBlock",
     "__version__",
     "afetch",
+    "afrom_mcp",
     "afrom_stream",
     "aupload",
     "block_to_message",
@@ -211,6 +213,7 @@ __all__ = [
     "estimate_tokens",
     "fetch",
     "filter_messages",
+    "from_mcp",
     "from_stream",
     "harness_resume",
     "image_tokens",
@@ -240,6 +243,7 @@ __all__ = [
     "regroup_messages",
     "sanitize_filename",
     "save_history",
+    "to_mcp",
     "tool_result_turn",
     "trim_messages",
     "unregister_signature",
