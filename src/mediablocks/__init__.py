@@ -63,7 +63,9 @@ from .history import (
 from .history.parsing import parse_blocks
 from .history.storage import load_history, media_summary, redacted, save_history
 from .history.validation import HistoryError, Problem, ensure_valid, validate
+from .integrations.langchain import from_langchain, to_langchain
 from .integrations.mcp import afrom_mcp, from_mcp, to_mcp
+from .integrations.pydantic_ai import from_pydantic_ai, to_pydantic_ai
 from .limits import ProviderLimits, limits_for
 from .media import (
     AudioBlock,
@@ -213,7 +215,9 @@ __all__ = [
     "estimate_tokens",
     "fetch",
     "filter_messages",
+    "from_langchain",
     "from_mcp",
+    "from_pydantic_ai",
     "from_stream",
     "harness_resume",
     "image_tokens",
@@ -243,7 +247,9 @@ __all__ = [
     "regroup_messages",
     "sanitize_filename",
     "save_history",
+    "to_langchain",
     "to_mcp",
+    "to_pydantic_ai",
     "tool_result_turn",
     "trim_messages",
     "unregister_signature",
