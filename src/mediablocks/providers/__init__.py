@@ -421,7 +421,19 @@ def decode(payload: Any, provider: str) -> list[Message]:
     Whatever the payload, only `DecodeError` (or another `MediaBlocksError`) comes out: a field of
     the wrong JSON type is named by its path, nesting past `MAX_DEPTH` levels is refused, and a
     payload that carries nothing of ``provider``'s format but another's says which it looks like.
+
+    ``provider="auto"`` reads a list mixing formats (several providers' parts, LangChain and
+    pydantic-ai messages, MCP content), part by part by each format's markers; each message's
+    ``metadata["decoded_as"]`` says which format each part was read as
+    (``docs/integrations/mixed.md``).
     """
+    if isinstance(provider, str) and provider.strip().lower() == "auto":
+        from ._auto import decode_auto
+
+        return [
+            _stop_reason_normalized(m, getattr(m, "provider", None) or "")
+            for m in decode_auto(payload)
+        ]
     entry = provider_entry(provider)
     _, decoder = translator(entry.name)
     if isinstance(payload, (str, bytes, bytearray, memoryview)):
