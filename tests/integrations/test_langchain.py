@@ -144,6 +144,7 @@ def test_what_mediablocks_reads_from_langchain() -> None:
     assert user.content[5].filename == "report.pdf"
     assert user.content[6].read() == b"notes"
     thinking, text, call = reply.content
+    assert text.text == "Looking."
     assert (thinking.thinking, thinking.signature, thinking.provider) == (
         "Let me look.",
         "c2ln",

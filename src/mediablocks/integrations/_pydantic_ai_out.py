@@ -25,7 +25,7 @@ from ..messages import (
     UserMessage,
 )
 from ..sources import FileIdSource, URLSource
-from ._common import require
+from ._common import as_messages, require
 
 __all__ = ["KEY", "META", "to_pydantic_ai"]
 
@@ -74,11 +74,9 @@ def to_pydantic_ai(messages: Message | Sequence[Message]) -> list[Any]:
     `UnsupportedBlockError` for what pydantic-ai cannot carry there (media in a system message,
     another provider's raw block, a tool result with no tool name). Needs ``pydantic-ai``.
     """
-    from ..providers import _as_messages
-
     module = require("pydantic_ai.messages", "pydantic-ai", "to_pydantic_ai")
     builder = _Builder()
-    for index, message in enumerate(_as_messages(messages)):
+    for index, message in enumerate(as_messages(messages, "to_pydantic_ai")):
         builder.add(message, f"message {index} ({message.role})")
     try:
         built: list[Any] = module.ModelMessagesTypeAdapter.validate_python(builder.done())

@@ -29,7 +29,7 @@ from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..media import MediaBlock
 from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from ..usage import Usage
-from ._common import require
+from ._common import as_messages, require
 from ._langchain_blocks import (
     LANGCHAIN,
     block_from_standard,
@@ -239,11 +239,9 @@ def to_langchain(messages: Message | Sequence[Message]) -> list[Any]:
     other providers' raw blocks in tool results raise `UnsupportedBlockError`.
     Needs the ``langchain`` extra.
     """
-    from ..providers import _as_messages
-
     core = require("langchain_core.messages", "langchain", "to_langchain")
     out: list[Any] = []
-    for index, message in enumerate(_as_messages(messages)):
+    for index, message in enumerate(as_messages(messages, "to_langchain")):
         where = f"message {index} ({message.role})"
         try:
             out.extend(_message_out(core, message, where))

@@ -32,6 +32,7 @@ from ..messages import (
 )
 from . import _sniff
 from ._common import as_dict
+from .registry import provider_entry
 
 __all__ = ["decode_auto", "part_format"]
 
@@ -78,14 +79,12 @@ def decode_auto(payload: Any) -> list[Message]:
 def _body(payload: dict[str, Any]) -> list[Message]:
     formats = _sniff.response_formats(payload)
     if formats:
-        from . import decode
-
         name = min(formats)
         if formats == {"openai-chat", "mistral"}:
             mistral_parts = _sniff._part_types(payload) & {"document_url", "thinking", "reference"}
             name = "mistral" if mistral_parts else "openai-chat"
         return [_noted(m, [{"part": None, "format": name, "also": sorted(formats - {name})}])
-                for m in decode(payload, name)]  # fmt: skip
+                for m in _translated(name, payload, "response")]  # fmt: skip
     lists = [key for key in _MESSAGE_LISTS if key in payload]
     if not lists:
         return _item(payload, 0)
@@ -378,18 +377,18 @@ def _group(name: str | None, parts: list[Any], role: str, where: str) -> list[Me
     return _as_system(decoded) if role == "system" else decoded
 
 
-def _translated(name: str, payload: list[Any], where: str) -> list[Message]:
+def _translated(name: str, payload: Any, where: str) -> list[Message]:
     """``payload`` decoded by ``name``'s translator (no foreign-format checks: the parts were
     chosen by their markers); any failure is a `DecodeError` naming the part's format."""
-    from . import translator
-
-    _, decoder = translator(name)
+    entry = provider_entry(name)
+    decoder = getattr(entry.part("translate"), entry.decoder)
     try:
-        return decoder(payload)
+        decoded: list[Message] = decoder(payload)
     except MediaBlocksError as exc:
         raise type(exc)(f"{where}, read as {name}: {exc}") from None
     except (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError) as exc:
         raise DecodeError(f"{where}, read as {name}: {type(exc).__name__}: {exc}") from None
+    return decoded
 
 
 def _merged(messages: list[Message], role: str) -> list[Message]:
