@@ -8,8 +8,8 @@ import sys
 from .conftest import TESTDATA
 
 # Loaded only when a feature needs them: fetching (httpx and its stack), image fitting (Pillow),
-# detection past the built-in signatures (filetype), asynchronous calls (asyncio), the converters
-# and the provider SDKs an uploader drives.
+# detection past the built-in signatures (filetype), asynchronous calls (asyncio), the converters,
+# the provider SDKs an uploader drives and the agent frameworks the integrations read.
 DEFERRED = (
     "httpx",
     "httpcore",
@@ -30,6 +30,12 @@ DEFERRED = (
     "mistralai",
     "ollama",
     "cohere",
+    "mcp",
+    "mcp_types",
+    "langchain",
+    "langchain_core",
+    "langgraph",
+    "pydantic_ai",
     "mediablocks.images",
     "mediablocks.preparing.av",
     "mediablocks.fetching._client",

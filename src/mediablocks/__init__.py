@@ -75,6 +75,10 @@ if TYPE_CHECKING:
     from .history.parsing import parse_blocks
     from .history.storage import load_history, media_summary, redacted, save_history
     from .history.validation import HistoryError, Problem, ensure_valid, validate
+    from .integrations.auto import decode
+    from .integrations.langchain import from_langchain, to_langchain
+    from .integrations.mcp import afrom_mcp, from_mcp, to_mcp
+    from .integrations.pydantic_ai import from_pydantic_ai, to_pydantic_ai
     from .limits import ProviderLimits
     from .media import (
         AudioBlock,
@@ -111,7 +115,6 @@ if TYPE_CHECKING:
     from .probing import MediaInfo, probe, probe_bytes
     from .providers import (
         EncodeOptions,
-        decode,
         decode_response,
         encode,
         encode_json,
@@ -209,12 +212,13 @@ _EXPORTS: dict[str, str] = {
     "UserMessage": ".messages",
     "VideoBlock": ".media",
     "afetch": ".fetching",
+    "afrom_mcp": ".integrations.mcp",
     "afrom_stream": ".streaming",
     "aupload": ".uploading",
     "block_to_message": ".history",
     "count_tokens": ".history",
     "current_policy": ".fetching.policy",
-    "decode": ".providers",
+    "decode": ".integrations.auto",
     "decode_request": ".request",
     "decode_response": ".providers",
     "detect_mime": ".mime",
@@ -229,6 +233,9 @@ _EXPORTS: dict[str, str] = {
     "estimate_tokens": ".tokens",
     "fetch": ".fetching",
     "filter_messages": ".history",
+    "from_langchain": ".integrations.langchain",
+    "from_mcp": ".integrations.mcp",
+    "from_pydantic_ai": ".integrations.pydantic_ai",
     "from_stream": ".streaming",
     "harness_resume": ".history.harness",
     "image_tokens": ".tokens",
@@ -258,6 +265,9 @@ _EXPORTS: dict[str, str] = {
     "regroup_messages": ".history",
     "sanitize_filename": ".media",
     "save_history": ".history.storage",
+    "to_langchain": ".integrations.langchain",
+    "to_mcp": ".integrations.mcp",
+    "to_pydantic_ai": ".integrations.pydantic_ai",
     "tool_result_turn": ".streaming",
     "trim_messages": ".history",
     "unregister_signature": ".mime",
@@ -342,6 +352,7 @@ __all__ = [
     "VideoBlock",
     "__version__",
     "afetch",
+    "afrom_mcp",
     "afrom_stream",
     "aupload",
     "block_to_message",
@@ -362,6 +373,9 @@ __all__ = [
     "estimate_tokens",
     "fetch",
     "filter_messages",
+    "from_langchain",
+    "from_mcp",
+    "from_pydantic_ai",
     "from_stream",
     "harness_resume",
     "image_tokens",
@@ -391,6 +405,9 @@ __all__ = [
     "regroup_messages",
     "sanitize_filename",
     "save_history",
+    "to_langchain",
+    "to_mcp",
+    "to_pydantic_ai",
     "tool_result_turn",
     "trim_messages",
     "unregister_signature",

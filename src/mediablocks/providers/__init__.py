@@ -81,6 +81,7 @@ __all__ = [
     "encode",
     "encode_json",
     "encode_with_report",
+    "normalized_stop_reason",
     "translator",
 ]
 
@@ -421,6 +422,8 @@ def decode(payload: Any, provider: str) -> list[Message]:
     Whatever the payload, only `DecodeError` (or another `MediaBlocksError`) comes out: a field of
     the wrong JSON type is named by its path, nesting past `MAX_DEPTH` levels is refused, and a
     payload that carries nothing of ``provider``'s format but another's says which it looks like.
+
+    ``mb.decode`` also takes ``provider="auto"`` (`mediablocks.integrations.auto.decode`).
     """
     entry = provider_entry(provider)
     _, decoder = translator(entry.name)
@@ -451,7 +454,7 @@ def decode(payload: Any, provider: str) -> list[Message]:
         # parts. A payload with another format's markers and none of this one's is refused.
         _raise_if_foreign(entry.name, payload, "it carries another format's markers")
     _raise_if_other_envelope(entry, payload)
-    return [_stop_reason_normalized(message, entry.name) for message in messages]
+    return [normalized_stop_reason(message, entry.name) for message in messages]
 
 
 def _nothing_recognised(messages: list[Message], payload: Any) -> bool:
@@ -509,7 +512,7 @@ def decode_response(
     return reply
 
 
-def _stop_reason_normalized(message: Message, provider: str) -> Message:
+def normalized_stop_reason(message: Message, provider: str) -> Message:
     """An assistant reply whose ``stop_reason`` a translator set to the provider's own value:
     that value moves to ``provider_stop_reason`` and ``stop_reason`` is normalised."""
     if not isinstance(message, AssistantMessage) or message.stop_reason is None:
