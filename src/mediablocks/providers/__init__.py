@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, overload
@@ -30,6 +31,7 @@ from ..fetching.policy import FetchPolicy
 from ..history.validation import check_sendable
 from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..settings import Settings
+from ..sources._trust import loading
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
 from ..usage import Prices
@@ -413,7 +415,13 @@ def merge_fields(encoded: dict[str, Any], fields: dict[str, Any], provider: str)
     return out
 
 
-def decode(payload: Any, provider: str) -> list[Message]:
+def decode(
+    payload: Any,
+    provider: str,
+    *,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
+) -> list[Message]:
     """Messages from a provider's request body, message list or response.
 
     ``payload`` may be a dict or list, an SDK object (``ChatCompletion``, ``anthropic.types.
@@ -421,7 +429,16 @@ def decode(payload: Any, provider: str) -> list[Message]:
     Whatever the payload, only `DecodeError` (or another `MediaBlocksError`) comes out: a field of
     the wrong JSON type is named by its path, nesting past `MAX_DEPTH` levels is refused, and a
     payload that carries nothing of ``provider``'s format but another's says which it looks like.
+
+    A payload is untrusted input: URLs (and paths) it names are kept as references and read only
+    under ``policy`` (``allow_paths``), or a policy given to the read, never because the payload
+    names them (docs/history.md).
     """
+    with loading(f"a decoded {str(provider)[:40]} payload", "decode", allow_paths, policy):
+        return _decode(payload, provider)
+
+
+def _decode(payload: Any, provider: str) -> list[Message]:
     entry = provider_entry(provider)
     _, decoder = translator(entry.name)
     if isinstance(payload, (str, bytes, bytearray, memoryview)):
@@ -488,7 +505,12 @@ def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:
 
 
 def decode_response(
-    payload: Any, provider: str, *, prices: Prices | None = None
+    payload: Any,
+    provider: str,
+    *,
+    prices: Prices | None = None,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
 ) -> AssistantMessage:
     """The one assistant reply in a provider's response.
 
@@ -502,8 +524,12 @@ def decode_response(
     Raises `DecodeError` when the payload is not a response holding exactly one reply: a request
     body or message list (it has user messages), an empty response, or an OpenAI response with
     several ``choices`` (use `decode` to read them all).
+
+    Media URLs in the reply are read only under ``policy`` (or a read's own), as for `decode`.
     """
-    reply = one_reply(decode(payload, provider), canonical_provider(provider))
+    origin = f"a decoded {str(provider)[:40]} response"
+    with loading(origin, "decode_response", allow_paths, policy):
+        reply = one_reply(decode(payload, provider), canonical_provider(provider))
     if prices is not None and reply.usage is not None:
         reply = reply.model_copy(update={"usage": reply.usage.priced(prices)})
     return reply
