@@ -327,3 +327,16 @@ def test_loading_any_json_opens_no_file_and_no_socket(
         for provider in ("anthropic", "ollama"):
             with contextlib.suppress(mb.MediaBlocksError):
                 mb.encode(messages, provider)
+
+
+def test_load_history_reads_a_history_file_by_descriptor(tmp_path: Path) -> None:
+    saved = tmp_path / "history.json"
+    mb.save_history([mb.UserMessage.text("hello")], saved)
+    assert mb.load_history(saved)[0].text == "hello"
+    fifo = tmp_path / "history.fifo"
+    os.mkfifo(fifo)  # no writer ever comes: a blocking open would hang here
+    with pytest.raises(mb.FileTooLargeError, match="FIFO"):
+        mb.load_history(fifo)
+    (tmp_path / "latin.json").write_bytes(b'[{"role": "user", "content": "\xe9"}]')
+    with pytest.raises(mb.DecodeError, match="not UTF-8"):
+        mb.load_history(tmp_path / "latin.json")

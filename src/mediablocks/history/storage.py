@@ -219,6 +219,17 @@ def _stored_name(data: bytes, declared: Any) -> str:
     return digest + extension
 
 
+def _history_text(source: os.PathLike[str], policy: FetchPolicy | None) -> str:
+    """The history file's text: a regular file only (opened without blocking, judged on its
+    descriptor: a FIFO or a device is refused, not waited on), at most ``max_path_bytes``."""
+    path = os.fspath(source)
+    data = read_capped(path, current_policy(policy).max_path_bytes, f"history {path!r}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"history {path!r} is not UTF-8 text: {exc}") from None
+
+
 def load_history(
     source: str | bytes | os.PathLike[str],
     *,
@@ -236,7 +247,7 @@ def load_history(
     The history is untrusted input, as for `load_messages`: its path and URL media are read only
     under ``allow_paths`` / ``policy`` (or a read's own policy), never because it names them.
     """
-    text = Path(source).read_text(encoding="utf-8") if isinstance(source, os.PathLike) else source
+    text = _history_text(source, policy) if isinstance(source, os.PathLike) else source
     document = loads(text, "history")  # nested past the depth limit: DecodeError, as load_messages
     folder = os.fspath(media_dir) if media_dir is not None else None
 
