@@ -16,11 +16,12 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from ._depth import MAX_DEPTH
+from ._depth import MAX_DEPTH, check_depth, loads
 from ._frozen import BlockTuple, FrozenDict
+from .blocks import summarize_validation_error
 from .errors import DecodeError
 
-__all__ = ["check_loaded_depth", "load_json_messages"]
+__all__ = ["check_loaded_depth", "load_document", "load_json_messages"]
 
 
 @functools.cache
@@ -67,6 +68,47 @@ def load_json_messages(
         return None
     check_loaded_depth(messages, "message history", above)
     return messages
+
+
+def load_document(
+    data: str | bytes | dict[str, Any] | list[Any],
+    message_type: Any,
+    stored_adapter: TypeAdapter[list[Any]],
+    messages_adapter: TypeAdapter[list[Any]],
+    format_name: str,
+    version: int,
+) -> list[Any]:
+    """The messages of a stored document (text, or JSON already parsed): the fast path from
+    text first (`load_json_messages`), else the checked path, which names what is wrong.
+
+    ``stored_adapter`` validates canonical stored messages, ``messages_adapter`` any messages.
+    """
+    document: Any = data
+    if isinstance(data, (str, bytes)):
+        loaded = load_json_messages(data, message_type, stored_adapter, format_name, version)
+        if loaded is not None:
+            return loaded
+        document = loads(data, "message history")
+    else:
+        check_depth(document, "message history")
+    if isinstance(document, dict):
+        if document.get("format") != format_name:
+            raise DecodeError(
+                f"not a mediablocks message document (format {document.get('format')!r})"
+            )
+        found = document.get("version")
+        if not isinstance(found, int) or found > version:
+            raise DecodeError(
+                f"message document version {found!r} is not supported "
+                f"(this mediablocks reads up to {version})"
+            )
+        document = document.get("messages")
+    if not isinstance(document, list):
+        raise DecodeError("a message history must be a JSON list of messages")
+    try:
+        return messages_adapter.validate_python(document)
+    except ValidationError as exc:
+        raise DecodeError(f"invalid message history: {summarize_validation_error(exc)}") from None
 
 
 def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:

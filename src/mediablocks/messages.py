@@ -17,6 +17,7 @@ Roles accept common aliases when parsing: ``human`` is ``user``; ``ai``, ``model
 from __future__ import annotations
 
 import functools
+import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -40,9 +41,8 @@ from pydantic import (
 from pydantic_core import PydanticSerializationError, core_schema
 
 from ._checks import check_count
-from ._depth import check_depth, loads
 from ._frozen import EMPTY, EMPTY_BLOCKS, freeze_blocks, freeze_mapping
-from ._loading import load_json_messages
+from ._loading import load_document
 from ._unicode import check_text
 from .blocks import (
     Block,
@@ -56,7 +56,9 @@ from .blocks import (
     summarize_validation_error,
 )
 from .errors import DecodeError
+from .fetching.policy import FetchPolicy
 from .media import AudioBlock, ImageBlock, MediaBlock, media_block
+from .sources._trust import loading
 from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage
 
@@ -602,37 +604,31 @@ def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> 
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 
 
-def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Message]:
+def load_messages(
+    data: str | bytes | dict[str, Any] | list[Any],
+    *,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
+) -> list[Message]:
     """Messages from `dump_messages` output (or a bare JSON list of messages).
+
+    A stored history is untrusted input: its path and URL media are kept as they are (a dump
+    writes them back unchanged) but never read because the history names them. A path is read
+    only under the folders in ``allow_paths`` (reached by descriptor, links followed only while
+    they stay inside), a URL fetched only under ``policy``; without them, only where a read's
+    own policy allows (``block.read(policy)``, ``encode(..., policy=...)``, `use_policy`), else
+    `PathNotAllowedError` / `BlockedURLError` at the read. Media stored inline are read as usual.
+    See docs/history.md.
 
     Raises `DecodeError` for JSON that is not a message document, or a version newer than this
     library understands.
     """
-    document: Any = data
-    if isinstance(data, (str, bytes)):
-        loaded = load_json_messages(
-            data, _StoredMessage, _stored_messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
+    with loading("a loaded history", "load_messages", allow_paths, policy):
+        return load_document(
+            data,
+            _StoredMessage,
+            _stored_messages_adapter(),
+            _messages_adapter(),
+            _FORMAT_NAME,
+            FORMAT_VERSION,
         )
-        if loaded is not None:
-            return loaded
-        document = loads(data, "message history")  # the checked path names what is wrong
-    else:
-        check_depth(document, "message history")
-    if isinstance(document, dict):
-        if document.get("format") != _FORMAT_NAME:
-            raise DecodeError(
-                f"not a mediablocks message document (format {document.get('format')!r})"
-            )
-        version = document.get("version")
-        if not isinstance(version, int) or version > FORMAT_VERSION:
-            raise DecodeError(
-                f"message document version {version!r} is not supported "
-                f"(this mediablocks reads up to {FORMAT_VERSION})"
-            )
-        document = document.get("messages")
-    if not isinstance(document, list):
-        raise DecodeError("a message history must be a JSON list of messages")
-    try:
-        return _messages_adapter().validate_python(document)
-    except ValidationError as exc:
-        raise DecodeError(f"invalid message history: {summarize_validation_error(exc)}") from None

@@ -17,13 +17,16 @@ naming each field, or with ``unsupported="drop"`` leaves them out and reports th
 from __future__ import annotations
 
 import hashlib
-import json
+import os
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ._depth import MAX_DEPTH, check_depth, loads
 from .blocks import ToolResultBlock
 from .errors import DecodeError, InvalidOptionError
+from .fetching.policy import FetchPolicy
 from .media import MediaBlock
 from .messages import AssistantMessage, Message, coerce_messages
 from .providers._options import EncodeOptions
@@ -31,6 +34,7 @@ from .providers._report import EncodeReport, drop_or_raise
 from .providers.registry import canonical_provider, request_module
 from .settings import Settings
 from .sources import FileIdSource, URLSource
+from .sources._trust import loading
 from .tools import Tool, check_tool_choice
 
 __all__ = [
@@ -119,30 +123,47 @@ def _comparable_block(block: Any) -> Any:
 
 
 def _body(payload: Any, provider: str) -> dict[str, Any]:
+    """The body as a dict, refused past `MAX_DEPTH` levels before anything recursive sees it."""
+    what = f"{provider} request"
     if isinstance(payload, (str, bytes, bytearray)):
-        try:
-            payload = json.loads(payload)
-        except ValueError as exc:
-            raise DecodeError(f"{provider} request is not JSON: {exc}") from None
+        payload = loads(payload, what, "is not JSON")
     if isinstance(payload, BaseModel):
-        payload = payload.model_dump(mode="json", by_alias=True, exclude_none=True)
+        try:
+            payload = payload.model_dump(mode="json", by_alias=True, exclude_none=True)
+        except RecursionError:
+            raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(payload, dict):
         raise DecodeError(
             f"a {provider} request body is a JSON object, not {type(payload).__name__}"
         )
+    check_depth(payload, what)
     return payload
 
 
-def decode_request(body: Any, provider: str) -> Request:
+def decode_request(
+    body: Any,
+    provider: str,
+    *,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
+) -> Request:
     """The `Request` in a provider's request body (a dict, JSON text, or the keyword arguments
     of its SDK call): messages, tools, tool choice and settings decoded, the model name kept,
-    every other field verbatim in ``extra``."""
+    every other field verbatim in ``extra``.
+
+    The body is untrusted input: nesting past `MAX_DEPTH` raises `DecodeError`, and media URLs
+    in it are read only under ``policy`` (or a read's own), as for `mb.decode`.
+    """
     from .providers import decode
 
     data = _body(body, provider)
     module = request_module(provider)
-    fields, rest = module.decode_fields(data)
-    messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
+    with loading(f"a decoded {str(provider)[:40]} request", "decode_request", allow_paths, policy):
+        try:
+            fields, rest = module.decode_fields(data)
+        except RecursionError:
+            raise DecodeError(f"{provider} request is nested too deeply to decode") from None
+        messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
     return Request(messages=messages, extra=rest, provider=canonical_provider(provider), **fields)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 import mediablocks as mb
 from mediablocks.providers.registry import WIRE_FORMATS
-from tests.conftest import TESTDATA
+from tests.conftest import TESTDATA, make_png
 from tests.providers.kit import request_seed, response_seed, sample_history
 
 PNG = (TESTDATA / "image" / "rgb.png").read_bytes()
@@ -196,3 +197,27 @@ def test_any_json_gives_messages_or_a_mediablocks_error(payload: Any) -> None:
     except mb.MediaBlocksError:
         return
     assert mb.load_messages(mb.dump_messages(messages)) == messages  # real, storable messages
+
+
+def test_a_mixed_payload_is_untrusted_too(tmp_path: Path) -> None:
+    """``decode(..., "auto")`` marks paths and URLs as loaded input, like every other decoder:
+    a path it names is not read without an allow, and an allow given to it counts."""
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(make_png((2, 2)))
+    mixed = [
+        {
+            "role": "user",
+            "content": [{"type": "image", "source": {"kind": "path", "path": str(secret)}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": "http://10.0.0.1/x.png"}}],
+        },
+    ]
+    messages = mb.decode(mixed, "auto")
+    with pytest.raises(mb.PathNotAllowedError, match=r"secret\.png"):
+        mb.encode(messages[:1], "anthropic")
+    with pytest.raises(mb.BlockedURLError, match="came from a decoded"):
+        mb.encode(messages[1:], "ollama")
+    allowed = mb.decode(mixed[:1], "auto", allow_paths=[tmp_path])
+    assert allowed[0].content[0].read() == secret.read_bytes()  # type: ignore[union-attr]

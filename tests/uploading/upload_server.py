@@ -27,6 +27,9 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+_OWN = object()
+"""`UploadServer.reference` by default: each upload answers with its own id or URI."""
+
 
 class UploadServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -42,6 +45,7 @@ class UploadServer(ThreadingHTTPServer):
         self.deleted: set[str] = set()
         self.objects: set[str] = set()  # S3 "bucket/key"
         self.delay = 0.0
+        self.reference: Any = _OWN  # what uploads answer as their id / uri (None: a broken SDK)
 
     def delete(self, reference: str) -> None:
         """Forget a file: its id, Gemini name or ``s3://`` key (the last path part will do)."""
@@ -98,6 +102,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.received.append((api, data, info))
             return len(self.server.received)
 
+    def _reference(self, own: str) -> Any:
+        """The id or URI an upload answers with: its own, or what the test set."""
+        chosen = self.server.reference
+        return own if chosen is _OWN else chosen
+
     def _failing(self) -> bool:
         with self.server.lock:
             if self.server.fail_next > 0:
@@ -137,7 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(
                 200,
                 {
-                    "id": f"file_{number:04d}",
+                    "id": self._reference(f"file_{number:04d}"),
                     "type": "file",
                     "filename": info["filename"],
                     "mime_type": info["content_type"],
@@ -150,7 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(
                 200,
                 {
-                    "id": f"file-{number:04d}",
+                    "id": self._reference(f"file-{number:04d}"),
                     "object": "file",
                     "bytes": len(data),
                     "created_at": 1767225600,
@@ -164,7 +173,9 @@ class _Handler(BaseHTTPRequestHandler):
         meta = self.server.sessions.get(name, {})
         return {
             "name": f"files/{name}",
-            "uri": f"https://generativelanguage.googleapis.com/v1beta/files/{name}",
+            "uri": self._reference(
+                f"https://generativelanguage.googleapis.com/v1beta/files/{name}"
+            ),
             "mimeType": meta.get("mimeType", "application/octet-stream"),
             "displayName": meta.get("displayName", ""),
             "state": state,

@@ -5,7 +5,9 @@ it (``O_EXCL``, same folder, so the rename is atomic) which replaces the target 
 line is written, flushed and synced: a failure (a request that cannot be encoded, a full disk at
 the final flush) leaves the old target as it was, or nothing, and removes only the temporary
 files this call created. A path that exists but is not a regular file (a FIFO, ``/dev/stdout``)
-is written directly and never removed. A write error is a `SourceError`, never a raw `OSError`.
+is written directly and never removed. A write error is a `SourceError`, never a raw `OSError`;
+so is a caller's writer that fails mid-way (an ``OSError``, a ``ValueError`` on a closed file, or
+its own exception, kept as the cause).
 
 When a batch outgrows one file (``max_requests`` lines or ``max_bytes`` bytes), a path output
 rolls over to numbered files ``<stem>-001<suffix>``, ``-002``...; a stream cannot roll over and
@@ -53,6 +55,7 @@ class BatchOutput:
         self._stream: IO[bytes] | None = None
         self._direct: str | None = None  # an existing FIFO or device, written in place
         self._final: str | None = None
+        self.name = "<stream>"
         if not isinstance(target, (str, os.PathLike)):
             self._stream = target
             self.parts.append(Part("<stream>"))
@@ -80,7 +83,9 @@ class BatchOutput:
         self._mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
         self._open_part()
 
-    def _error(self, what: str, exc: OSError) -> SourceError:
+    def _error(self, what: str, exc: Exception) -> SourceError:
+        if self._stream is not None:
+            return SourceError(f"batch stream: {what}: {type(exc).__name__}: {exc}")
         return SourceError(f"batch file {self.name!r}: {what}: {exc}")
 
     def _open_part(self) -> None:
@@ -117,8 +122,11 @@ class BatchOutput:
         try:
             self._handle.write(line)
             self._handle.write(b"\n")
-        except OSError as exc:
-            raise self._error("cannot write", exc) from None
+        except Exception as exc:  # a caller's writer may fail its own way (closed: ValueError)
+            if self._stream is None and not isinstance(exc, OSError):
+                raise
+            cause = exc if self._stream is not None else None  # the writer's error is news
+            raise self._error("cannot write", exc) from cause
         part.ids.append(request_id)
         part.size += size
 
@@ -145,8 +153,8 @@ class BatchOutput:
         if self._stream is not None:
             try:
                 self._stream.flush()
-            except OSError as exc:
-                raise SourceError(f"batch stream: cannot write: {exc}") from None
+            except Exception as exc:  # OSError, or the caller's writer's own failure
+                raise SourceError(f"batch stream: cannot write: {exc}") from exc
             return self.parts
         if self._direct is not None:
             handle, self._handle = self._handle, None

@@ -23,6 +23,7 @@ from .._depth import loads
 from ..errors import InvalidOptionError, MediaBlocksError, SourceError
 from ..messages import AssistantMessage
 from ..providers import canonical_provider, decode_response
+from ..sources._files import open_descriptor
 
 __all__ = ["MAX_LINE_BYTES", "BatchResult", "iter_batch_results", "read_batch_results"]
 
@@ -156,8 +157,29 @@ def _lines(handle: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
         yield number, text
 
 
+def _open(path: str | os.PathLike[str] | IO[bytes]) -> tuple[IO[bytes], str, bool]:
+    """``(handle, name, owned)``: a path opened as a regular file only, or the caller's file.
+
+    A FIFO, a device (``/dev/zero``, a terminal) or a socket never ends, or blocks: it is refused
+    before a byte is read (opened non-blocking and judged on the descriptor, so not even opening
+    a FIFO can hang). A file object the caller opened is read as it is, and left open.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        if not callable(getattr(path, "readline", None)):
+            raise InvalidOptionError(
+                f"batch results must be a path or a binary file object, not {type(path).__name__}"
+            )
+        return path, str(getattr(path, "name", "<stream>")), False
+    name = os.fspath(path)
+    if not isinstance(name, str):
+        name = os.fsdecode(name)
+    what = f"batch results {name!r}"
+    fd, _ = open_descriptor(name, what, None)
+    return os.fdopen(fd, "rb"), name, True
+
+
 def iter_batch_results(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | IO[bytes],
     provider: str,
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
@@ -171,10 +193,7 @@ def iter_batch_results(
         raise InvalidOptionError(f"max_line_bytes must be an integer, got {max_line_bytes!r}")
     if max_line_bytes < 1:
         raise InvalidOptionError(f"max_line_bytes must be >= 1, got {max_line_bytes}")
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in finally
-    except OSError as exc:
-        raise SourceError(f"batch results {os.fspath(path)!r}: cannot read: {exc}") from None
+    handle, shown, owned = _open(path)
     try:
         for number, text in _lines(handle, max_line_bytes):
             if text is None:
@@ -183,9 +202,12 @@ def iter_batch_results(
             elif text.strip():
                 yield _one(text, number, name, reader)
     except OSError as exc:
-        raise SourceError(f"batch results {os.fspath(path)!r}: cannot read: {exc}") from None
+        if isinstance(exc, SourceError):
+            raise
+        raise SourceError(f"batch results {shown!r}: cannot read: {exc}") from None
     finally:
-        handle.close()
+        if owned:
+            handle.close()
 
 
 def _one(text: bytes, number: int, provider: str, reader: Any) -> BatchResult:
@@ -208,7 +230,7 @@ def _one(text: bytes, number: int, provider: str, reader: Any) -> BatchResult:
 
 
 def read_batch_results(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | IO[bytes],
     provider: str,
     *,
     on: Literal["all", "ok", "errors"] = "all",
@@ -220,6 +242,11 @@ def read_batch_results(
     and ``message`` None: nothing is raised for it (a line that is not JSON, nests past the
     library's nesting limit, or is longer than ``max_line_bytes`` included: memory stays bounded
     by one line). ``on="ok"`` or ``"errors"`` keeps only those.
+
+    ``path`` must be a regular file: a FIFO, a device (``/dev/zero``) or a socket has no end and
+    is refused with `SourceError` before anything is read; to read a pipe on purpose, open it
+    and pass the binary file object. Replies are decoded as untrusted input: media URLs in them
+    are fetched only under a policy the caller passes to the read.
     """
     if on not in ("all", "ok", "errors"):
         raise InvalidOptionError(f"on={on!r} is not 'all', 'ok' or 'errors'")

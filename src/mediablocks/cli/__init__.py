@@ -34,6 +34,7 @@ from ..errors import MediaBlocksError
 from ..fetching.policy import current_policy, use_policy
 from ..images import DEFAULT_MAX_IMAGE_PIXELS
 from . import batch, encode, inspect, prepare
+from ._printable import printable
 
 __all__ = ["main"]
 
@@ -118,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MediaBlocksError as exc:  # a wrong provider name and the like
         if args.debug:
             raise
-        parser.error(str(exc))
+        parser.error(printable(str(exc)))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

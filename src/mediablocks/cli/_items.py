@@ -64,20 +64,51 @@ def expand(names: Sequence[str]) -> Iterator[Item]:
             yield Item(label=name, path=path)
 
 
-def _regular_file(path: Path) -> int:
-    """The size of a regular file; a missing path, a device, a pipe or a socket is refused here
+def _judged(info: os.stat_result) -> int:
+    """The size of a regular file; a folder, a device, a pipe or a socket is refused
     (``/dev/zero`` or a FIFO would otherwise be read without end)."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise ItemError("no such file or directory") from None
-    except OSError as exc:
-        raise ItemError(f"cannot read: {exc.strerror or exc}") from None
     if stat.S_ISDIR(info.st_mode):
         raise ItemError("a folder with no files in it")
     if not stat.S_ISREG(info.st_mode):
         raise ItemError("not a regular file (a device, pipe or socket); only files are read")
     return info.st_size
+
+
+def _regular_file(path: Path) -> int:
+    """The size of a regular file, judged by name: a first look that spares devices an open.
+    What is then read is judged again on its open descriptor (`_open_regular`, `PathSource`)."""
+    try:
+        return _judged(path.stat())
+    except FileNotFoundError:
+        raise ItemError("no such file or directory") from None
+    except OSError as exc:
+        raise ItemError(f"cannot read: {exc.strerror or exc}") from None
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _open_regular(path: Path) -> tuple[int, int]:
+    """``(descriptor, size)`` of a regular file, judged on the descriptor it is read through: a
+    file swapped for a FIFO after the first look is opened without blocking and refused."""
+    _regular_file(path)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise ItemError("no such file or directory") from None
+    except OSError as exc:
+        raise ItemError(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return fd, _judged(os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def load(item: Item) -> MediaBlock:
@@ -100,10 +131,10 @@ def load_bounded(item: Item, max_bytes: int) -> tuple[MediaBlock, int, bool]:
     if item.path is None:
         block = load(item)
         return block, len(block.read()), True
-    size = _regular_file(item.path)
+    fd, size = _open_regular(item.path)
     limit = HEADER_WINDOW if size > max_bytes else max_bytes + 1
     try:
-        with open(item.path, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             data = handle.read(limit)
     except OSError as exc:
         raise ItemError(f"cannot read: {exc.strerror or exc}") from None

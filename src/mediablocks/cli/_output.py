@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ._items import Item
+from ._printable import printable
 from ._wording import for_shell
 
 __all__ = [
@@ -82,7 +83,7 @@ class Progress:
         filled = 20 * self.done // max(self.total, 1)
         text = (
             f"[{'#' * filled}{'.' * (20 - filled)}] {self.done}/{self.total} "
-            f"{rate:.1f} files/s ETA {eta} {label}"
+            f"{rate:.1f} files/s ETA {eta} {printable(label)}"
         )
         return text[: width - 1].ljust(width - 1)
 
@@ -175,7 +176,7 @@ def run_each(
             failed += 1
             reason = for_shell(exc)
             progress.clear()
-            print(f"{item.label}: error: {reason}", file=sys.stderr)
+            print(f"{printable(item.label)}: error: {reason}", file=sys.stderr)
             results.append({"path": item.label, "error": reason})
             progress.step(item.label)
             continue
@@ -220,8 +221,8 @@ class Table:
         self.rows: list[list[str]] = []
 
     def add(self, cells: Sequence[str]) -> None:
-        """Add one row (one cell per column)."""
-        self.rows.append(list(cells))
+        """Add one row (one cell per column); what is not printable in a cell is escaped."""
+        self.rows.append([printable(cell) for cell in cells])
 
     def render(self, width: int | None, header: bool = True) -> str:
         """The table as text; ``width`` None (a pipe) means no limit."""

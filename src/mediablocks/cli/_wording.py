@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import DoesNotFitError, MediaBlocksError
+from ._printable import printable
 
 __all__ = ["ItemError", "for_shell", "short_reason"]
 
@@ -52,9 +53,10 @@ _PREPARE_HINT = re.compile(r"`mediablocks prepare --provider [\w-]+` converts it
 def for_shell(exc: BaseException, prepare_hint: str | None = None) -> str:
     """One line saying what went wrong, in the words of the command line. ``prepare_hint``
     replaces the advice to run ``mediablocks prepare`` where another flag does it (``batch
-    --prepare``)."""
+    --prepare``). Characters from input that are not printable (a newline or an escape
+    sequence in a file name) come out escaped."""
     if isinstance(exc, ItemError):
-        return str(exc)
+        return printable(str(exc))
     if isinstance(exc, DoesNotFitError) and exc.problems:
         text = "; ".join(exc.problems)
     elif isinstance(exc, OSError) and exc.strerror and not isinstance(exc, MediaBlocksError):
@@ -69,7 +71,7 @@ def for_shell(exc: BaseException, prepare_hint: str | None = None) -> str:
     text = re.sub(r"\b(Text|Image|Audio|Video|Document|File|Thinking) block\b", _lower, text)
     if prepare_hint is not None:
         text = _PREPARE_HINT.sub(prepare_hint, text)
-    return " ".join(text.split())
+    return " ".join(printable(text).split())
 
 
 def _lower(found: re.Match[str]) -> str:

@@ -16,23 +16,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..batch import BATCH_PROVIDERS, REQUIRED_FIELDS, batch_line
 from ..blocks import TextBlock
+from ..errors import PathNotAllowedError, SourceError
+from ..fetching.policy import current_policy
+from ..media import media_block
 from ..messages import Message, UserMessage
 from ..preparing import prepare
 from ..providers import canonical_provider
+from ..sources._confined import Confinement
+from ..sources._files import open_descriptor, read_capped
 from ._conversion import add_conversion_flags, conversion_options
 from ._items import Item, expand, load
+from ._printable import printable
 from ._wording import ItemError, for_shell
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "read_under_root", "run"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -64,11 +71,11 @@ def _from_prompts(args: argparse.Namespace) -> Iterator[tuple[str, str, _Build |
     """``(label, id, build)`` per line; a line that is no request gives its error instead."""
     source = Path(args.prompts)
     root = Path(args.files_root) if args.files_root else source.parent
-    try:
-        handle = source.open("rb")
-    except OSError as exc:
-        raise SystemExit(f"mediablocks batch: error: {source}: {exc.strerror or exc}") from None
-    with handle:
+    try:  # a regular file only, opened without blocking: a FIFO swapped in is refused
+        fd, _ = open_descriptor(str(source), repr(str(source)), None)
+    except SourceError as exc:
+        raise SystemExit(f"mediablocks batch: error: --prompts {for_shell(exc)}") from None
+    with os.fdopen(fd, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -99,23 +106,22 @@ def _from_prompts(args: argparse.Namespace) -> Iterator[tuple[str, str, _Build |
 _ROOT_HINT = "files are read only under --files-root (default: the prompts file's folder)"
 
 
-def under_root(root: Path, name: str) -> Path:
-    """``root/name``, refused unless it stays under ``root``: no absolute path, no ``..``, no
-    symbolic link (at any depth) that leads outside. Links that stay inside are followed."""
+def read_under_root(root: Path, name: str) -> bytes:
+    """The bytes of ``root/name``, refused unless the file stays under ``root``: no absolute
+    path, no ``..``, no symbolic link (at any depth) that leads outside; links that stay inside
+    are followed. The file is reached from ``root`` by descriptor and read through the
+    descriptor it was checked on, so a folder swapped for a link while this runs cannot lead
+    outside; a FIFO or a device is refused without blocking."""
     if Path(name).is_absolute() or PureWindowsPath(name).is_absolute() or name.startswith("~"):
         raise ItemError(f"{name!r} is an absolute path; {_ROOT_HINT}")
     if ".." in Path(name).parts or ".." in PureWindowsPath(name).parts:
         raise ItemError(f"{name!r} goes up with '..'; {_ROOT_HINT}")
+    confine = Confinement((str(root),), "--files-root")
+    cap = current_policy().max_path_bytes
     try:
-        real_root = root.resolve(strict=True)
-        target = (root / name).resolve(strict=True)
-    except FileNotFoundError:
-        raise ItemError(f"{root / name}: no such file or directory") from None
-    except (OSError, RuntimeError) as exc:  # a link loop is a RuntimeError before Python 3.13
-        raise ItemError(f"{root / name}: cannot read: {exc}") from None
-    if not target.is_relative_to(real_root):
-        raise ItemError(f"{name!r} leaves the root through a symbolic link; {_ROOT_HINT}")
-    return target
+        return read_capped(str(root / name), cap, repr(name), confine)
+    except PathNotAllowedError:
+        raise ItemError(f"{name!r} leaves the root through a symbolic link; {_ROOT_HINT}") from None
 
 
 def _json_problem(exc: ValueError) -> str:
@@ -128,8 +134,8 @@ def _json_problem(exc: ValueError) -> str:
 def _one_prompt(prompt: str, root: Path, files: list[str]) -> list[Message]:
     content: list[Any] = [TextBlock(text=prompt)]
     for name in files:
-        path = under_root(root, name)
-        content.append(load(Item(label=name, path=path)))
+        data = read_under_root(root, name)
+        content.append(media_block(data, filename=PurePosixPath(name).name))
     return [UserMessage(content=content)]
 
 
@@ -157,12 +163,14 @@ def run(args: argparse.Namespace) -> int:
     seen: set[str] = set()
     if args.prompts and not Path(args.prompts).is_file():
         problem = "is a folder" if Path(args.prompts).is_dir() else "no such file"
-        print(f"mediablocks batch: error: --prompts {args.prompts}: {problem}", file=sys.stderr)
+        shown = printable(args.prompts)
+        print(f"mediablocks batch: error: --prompts {shown}: {problem}", file=sys.stderr)
         return 2
     try:
         out = open(args.out, "wb")  # noqa: SIM115 - closed by the with below
     except OSError as exc:
-        print(f"mediablocks batch: error: --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        shown = printable(args.out)
+        print(f"mediablocks batch: error: --out {shown}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     with out:
         for label, rid, build in requests:
@@ -182,13 +190,13 @@ def run(args: argparse.Namespace) -> int:
                     raise
                 failed += 1
                 hint = "--prepare converts it" if not args.prepare else None
-                print(f"{label}: error: {for_shell(exc, hint)}", file=sys.stderr)
+                print(f"{printable(label)}: error: {for_shell(exc, hint)}", file=sys.stderr)
                 continue
             seen.add(rid)
             out.write(line + b"\n")
             written += 1
     left = f", {failed} left out" if failed else ""
-    print(f"wrote {written} requests to {args.out}{left}", file=sys.stderr)
+    print(f"wrote {written} requests to {printable(args.out)}{left}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import json
 import sys
 from typing import Any
 
@@ -14,6 +13,7 @@ from ..messages import UserMessage
 from ..providers import canonical_provider, encode
 from ._items import Item, expand, load
 from ._output import run_each
+from ._printable import printable_json
 from ._wording import for_shell
 
 __all__ = ["add_parser", "run"]
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {for_shell(exc)}", file=sys.stderr)
         return 1
     out = _content_of(fields) if args.blocks else fields
-    json.dump(out, sys.stdout, indent=2, ensure_ascii=False, default=_json_default)
+    sys.stdout.write(printable_json(out, indent=2, default=_json_default))
     sys.stdout.write("\n")
     return 0
 

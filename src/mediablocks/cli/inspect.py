@@ -28,6 +28,7 @@ from ..tokens import estimate_tokens
 from ._conversion import add_conversion_flags, conversion_options, describe_parts, plural
 from ._items import Item, expand, is_url, load_bounded
 from ._output import Column, Table, format_size, output_width, run_each
+from ._printable import printable
 from ._wording import for_shell, short_reason
 
 __all__ = ["add_parser", "run"]
@@ -238,13 +239,13 @@ def _fitted_table(
 
 
 def _details(info: dict[str, Any], providers: Sequence[str]) -> list[str]:
-    lines = [f"{info['path']}:"]
+    lines = [f"{printable(info['path'])}:"]
     for provider in providers:
         verdict = info["providers"][provider]
         if verdict["status"] == "prepare":
-            lines.append(f"    {provider}: prepare: " + _described(verdict))
+            lines.append(f"    {provider}: prepare: " + printable(_described(verdict)))
         elif verdict["status"] == "cannot":
-            lines.append(f"    {provider}: cannot: {verdict['reason']}")
+            lines.append(f"    {provider}: cannot: {printable(verdict['reason'])}")
     return lines if len(lines) > 1 else []
 
 

@@ -31,6 +31,7 @@ from ..providers import canonical_provider
 from ._conversion import add_conversion_flags, conversion_options, part_label, plural
 from ._items import Item, expand, load
 from ._output import run_each
+from ._printable import printable
 from ._safe_out import OutputFolder
 from ._wording import ItemError, for_shell
 
@@ -298,7 +299,8 @@ def run(args: argparse.Namespace) -> int:
     report = out / REPORT
     if os.path.lexists(report) and not args.overwrite:
         print(
-            f"mediablocks prepare: error: {report} already exists; pass --overwrite to replace "
+            f"mediablocks prepare: error: {printable(str(report))} already exists; pass "
+            "--overwrite to replace "
             "what is there, or choose another --out",
             file=sys.stderr,
         )
@@ -306,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         folder = _open_out(out)
     except ItemError as exc:
-        print(f"mediablocks prepare: error: {exc}", file=sys.stderr)
+        print(f"mediablocks prepare: error: {for_shell(exc)}", file=sys.stderr)
         return 2
     with folder:
         return _run_into(args, provider, folder)
@@ -322,14 +324,15 @@ def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> 
     items = list(expand(args.paths))
 
     def show(row: dict[str, Any]) -> None:
-        what = "; ".join(row["changes"]) or "unchanged"
+        what = printable("; ".join(row["changes"]) or "unchanged")
+        path = printable(row["path"])
         if "output" in row:
-            print(f"{row['path']} -> {row['output']}: {what}")
+            print(f"{path} -> {printable(row['output'])}: {what}")
             return
         labels = Counter(part["part"] for part in row["outputs"])
         parts = ", ".join(plural(label, count) for label, count in labels.items())
         files = len({part["output"] for part in row["outputs"]})
-        print(f"{row['path']} -> {files} file{'s' if files != 1 else ''} ({parts}): {what}")
+        print(f"{path} -> {files} file{'s' if files != 1 else ''} ({parts}): {what}")
 
     def skip(item: Item, exc: BaseException) -> dict[str, Any] | None:
         if args.skip_unsupported and isinstance(exc, DoesNotFitError):
@@ -352,10 +355,13 @@ def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> 
         text = json.dumps(document, indent=2) + "\n"
         folder.write(PurePosixPath(REPORT), text.encode("utf-8"), replace=args.overwrite)
     except (ItemError, OSError) as exc:
-        print(f"mediablocks prepare: error: {report}: {for_shell(exc)}", file=sys.stderr)
+        print(
+            f"mediablocks prepare: error: {printable(str(report))}: {for_shell(exc)}",
+            file=sys.stderr,
+        )
         return 1
     for line in _summary(results, failed, report, document.get("replaced")):
-        print(line, file=sys.stderr)
+        print(printable(line), file=sys.stderr)
     return 1 if failed else 0
 
 

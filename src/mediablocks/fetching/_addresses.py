@@ -1,6 +1,7 @@
 """The address guard: which hosts and IP addresses a fetch may connect to.
 
-Everything here is pure and synchronous except `resolve` / `aresolve`. The fetcher asks, for each
+Everything here is pure and synchronous except `resolve` / `aresolve`, which look names up
+within the fetch's deadline (`._resolver`). The fetcher asks, for each
 hop of a fetch: is the scheme allowed (`check_scheme`), is the host name allowed
 (`check_host_name`), and are *all* the addresses it resolves to allowed (`resolve` +
 `check_address`)? It then connects only to those checked addresses.
@@ -13,10 +14,9 @@ system resolver would connect to.
 from __future__ import annotations
 
 import ipaddress
-import socket
 from dataclasses import dataclass
 
-from ..errors import BlockedURLError, FetchError
+from ..errors import BlockedURLError, FetchError, FetchTimeoutError
 from .policy import FetchPolicy
 
 __all__ = [
@@ -387,29 +387,47 @@ def _addresses_of(
     return tuple(found)
 
 
-def resolve(url: str, host: str, port: int, policy: FetchPolicy) -> tuple[str, ...]:
+def _resolve_error(url: str, host: str, exc: BaseException) -> FetchError:
+    return FetchError(f"cannot fetch {_shown(url)}: cannot resolve host {host!r}: {exc}")
+
+
+def _lookup_timeout(url: str, host: str, policy: FetchPolicy) -> FetchTimeoutError:
+    return FetchTimeoutError(
+        f"cannot fetch {_shown(url)}: resolving host {host!r} took longer than "
+        f"FetchPolicy.timeout={policy.timeout}s (for the whole fetch, name resolution included)"
+    )
+
+
+def resolve(
+    url: str, host: str, port: int, policy: FetchPolicy, seconds: float | None = None
+) -> tuple[str, ...]:
     """Resolve ``host`` and check every address; the checked addresses, in resolver order.
 
     One refused address refuses the host: a name that also points somewhere private is not
-    trusted for its public addresses either.
+    trusted for its public addresses either. The lookup gets ``seconds`` (default: the policy's
+    whole timeout); a resolver that hangs past them raises `FetchTimeoutError`.
     """
+    from ._resolver import LookupTimeout, LookupUnavailable, lookup
+
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise FetchError(
-            f"cannot fetch {_shown(url)}: cannot resolve host {host!r}: {exc}"
-        ) from None
-    return _addresses_of(url, host, list(infos), policy)
+        infos = lookup(host, port, policy.timeout if seconds is None else seconds)
+    except LookupTimeout:
+        raise _lookup_timeout(url, host, policy) from None
+    except (OSError, UnicodeError, LookupUnavailable) as exc:
+        raise _resolve_error(url, host, exc) from None
+    return _addresses_of(url, host, infos, policy)
 
 
-async def aresolve(url: str, host: str, port: int, policy: FetchPolicy) -> tuple[str, ...]:
-    """`resolve` for async code, through the event loop's resolver (asyncio or trio)."""
+async def aresolve(
+    url: str, host: str, port: int, policy: FetchPolicy, seconds: float | None = None
+) -> tuple[str, ...]:
+    """`resolve` for async code (asyncio or trio); the event loop never waits on the resolver."""
+    from ._resolver import LookupTimeout, LookupUnavailable, alookup
+
     try:
-        import anyio  # late: only async fetches need it
-
-        infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise FetchError(
-            f"cannot fetch {_shown(url)}: cannot resolve host {host!r}: {exc}"
-        ) from None
-    return _addresses_of(url, host, list(infos), policy)
+        infos = await alookup(host, port, policy.timeout if seconds is None else seconds)
+    except LookupTimeout:
+        raise _lookup_timeout(url, host, policy) from None
+    except (OSError, UnicodeError, LookupUnavailable) as exc:
+        raise _resolve_error(url, host, exc) from None
+    return _addresses_of(url, host, infos, policy)

@@ -345,7 +345,8 @@ def _fetch(
         if ip is not None:
             pins.add(host, port, (str(ip),))
         else:
-            pins.add(host, port, _addresses.resolve(str(hops.current), host, port, policy))
+            found = _addresses.resolve(str(hops.current), host, port, policy, deadline.remaining())
+            pins.add(host, port, found)
         response = _send(hops, deadline, own)
         try:
             if hops.follow(response):
@@ -426,7 +427,9 @@ async def _afetch(
         if ip is not None:
             pins.add(host, port, (str(ip),))
         else:
-            addresses = await _addresses.aresolve(str(hops.current), host, port, policy)
+            addresses = await _addresses.aresolve(
+                str(hops.current), host, port, policy, deadline.remaining()
+            )
             pins.add(host, port, addresses)
         response = await _asend(hops, deadline, own)
         try:

@@ -27,6 +27,8 @@ __all__ = [
     "DEFAULT_MAX_PATH_BYTES",
     "FetchPolicy",
     "current_policy",
+    "roots_option",
+    "scoped_policy",
     "use_policy",
 ]
 
@@ -73,7 +75,10 @@ class FetchPolicy:
     blocked_hosts: frozenset[str] = frozenset()
     """Host names (or ``*.suffix`` patterns) never fetched."""
     allowed_roots: tuple[str, ...] | None = None
-    """When set, `from_path` blocks may only read files under these folders (symlinks resolved)."""
+    """When set, `from_path` blocks may only read files under these folders. The file is reached
+    from the folder by descriptor, component by component: a symbolic link is followed only
+    while it stays inside, and what was checked is what is read (no check by name, then a read
+    by name). Also what lets a path from a loaded history be read (docs/history.md)."""
     user_agent: str = "mediablocks"
     """The User-Agent header sent with each request."""
     client: httpx.Client | None = field(default=None, compare=False, repr=False)
@@ -108,7 +113,9 @@ class FetchPolicy:
                 self, "allowed_hosts", _lower_set("allowed_hosts", self.allowed_hosts)
             )
         if self.allowed_roots is not None:
-            object.__setattr__(self, "allowed_roots", _roots(self.allowed_roots))
+            object.__setattr__(
+                self, "allowed_roots", roots_option("FetchPolicy.allowed_roots", self.allowed_roots)
+            )
 
     def replace(self, **changes: Any) -> FetchPolicy:
         """A copy with some fields changed: ``policy.replace(max_bytes=10_000_000)``."""
@@ -130,23 +137,22 @@ def _lower_set(name: str, values: Any) -> frozenset[str]:
     return frozenset(item.lower() for item in items)
 
 
-def _roots(values: Any) -> tuple[str, ...]:
+def roots_option(name: str, values: Any) -> tuple[str, ...]:
+    """Folders given as one path or a collection of them, checked: a tuple of non-empty str
+    paths, or `InvalidOptionError` naming option ``name``."""
     if isinstance(values, (str, os.PathLike)):
         values = [values]
     try:
         items = list(values)
     except TypeError:
         raise InvalidOptionError(
-            "FetchPolicy.allowed_roots must be a collection of paths or None, "
-            f"got {type(values).__name__}"
+            f"{name} must be a collection of paths or None, got {type(values).__name__}"
         ) from None
     roots = []
     for item in items:
         root = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(root, str) or not root:
-            raise InvalidOptionError(
-                f"FetchPolicy.allowed_roots must hold non-empty str paths, got {item!r}"
-            )
+            raise InvalidOptionError(f"{name} must hold non-empty str paths, got {item!r}")
         roots.append(root)
     return tuple(roots)
 
@@ -158,6 +164,13 @@ _current: ContextVar[FetchPolicy] = ContextVar("mediablocks_fetch_policy", defau
 def current_policy(policy: FetchPolicy | None = None) -> FetchPolicy:
     """The policy to use: the one given, else the scope's (see `use_policy`), else the defaults."""
     return policy if policy is not None else _current.get()
+
+
+def scoped_policy() -> FetchPolicy | None:
+    """The policy a caller set with `use_policy` around this code, or None when none is set
+    (the defaults are not a choice anyone made: loaded sources are not read under them)."""
+    policy = _current.get()
+    return None if policy is _DEFAULT else policy
 
 
 @contextmanager

@@ -7,13 +7,14 @@ Claude-native blocks needs the Anthropic translator.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from .._depth import loads
 from ..blocks import Block, RawBlock, _block_adapter, summarize_validation_error
 from ..errors import DecodeError, MediaBlocksError
+from ..sources._trust import loading
 
 __all__ = ["parse_blocks"]
 
@@ -33,12 +34,18 @@ def parse_blocks(data: Any, *, unknown: Literal["error", "raw"] = "error") -> li
     verbatim as ``RawBlock(provider="unknown", data=item)`` instead of failing the whole list;
     so is a Claude-native block that does not decode (a ``tool_use`` without an ``id``, an
     ``image`` whose source is broken).
+
+    Given JSON text, the list is loaded input: its path and URL media are read only where a
+    read's policy allows, as for `load_messages` (docs/history.md). Dicts are yours.
     """
     if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except ValueError as exc:
-            raise DecodeError(f"block list is not valid JSON: {exc}") from None
+        parsed = loads(data, "block list", "is not valid JSON")
+        with loading("a loaded block list", None):
+            return _parse_blocks(parsed, unknown)
+    return _parse_blocks(data, unknown)
+
+
+def _parse_blocks(data: Any, unknown: Literal["error", "raw"]) -> list[Block]:
     if not isinstance(data, list):
         raise DecodeError(f"a block list is a JSON list, not {type(data).__name__}")
     out: list[Block] = []

@@ -22,10 +22,14 @@ from .._depth import loads
 from ..blocks import Block, ToolResultBlock
 from ..datauri import b64decode, b64encode
 from ..errors import DecodeError, SourceError
+from ..fetching.policy import FetchPolicy, current_policy
 from ..media import MediaBlock
 from ..messages import Message, dump_messages, load_messages
 from ..mime import detect_mime
 from ..sources import PathSource
+from ..sources._confined import Confinement
+from ..sources._files import read_capped
+from ..sources._trust import loading
 
 __all__ = ["load_history", "media_summary", "redacted", "save_history"]
 
@@ -215,18 +219,37 @@ def _stored_name(data: bytes, declared: Any) -> str:
     return digest + extension
 
 
+def _history_text(source: os.PathLike[str], policy: FetchPolicy | None) -> str:
+    """The history file's text: a regular file only (opened without blocking, judged on its
+    descriptor: a FIFO or a device is refused, not waited on), at most ``max_path_bytes``."""
+    path = os.fspath(source)
+    data = read_capped(path, current_policy(policy).max_path_bytes, f"history {path!r}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"history {path!r} is not UTF-8 text: {exc}") from None
+
+
 def load_history(
-    source: str | bytes | os.PathLike[str], *, media_dir: str | os.PathLike[str] | None = None
+    source: str | bytes | os.PathLike[str],
+    *,
+    media_dir: str | os.PathLike[str] | None = None,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
 ) -> list[Message]:
     """Read a history written by `save_history`: a path (an ``os.PathLike``) or the JSON text.
 
     Externalised media are loaded from ``media_dir`` and checked against their sha256; a missing or
     altered file raises `SourceError` naming it, a stored name that is not a plain file name (or
-    stored media without a ``media_dir``) raises `DecodeError`.
+    stored media without a ``media_dir``) raises `DecodeError`. Stored files are read by
+    descriptor inside ``media_dir`` (a link leading out of it is refused, a FIFO or device too).
+
+    The history is untrusted input, as for `load_messages`: its path and URL media are read only
+    under ``allow_paths`` / ``policy`` (or a read's own policy), never because it names them.
     """
-    text = Path(source).read_text(encoding="utf-8") if isinstance(source, os.PathLike) else source
+    text = _history_text(source, policy) if isinstance(source, os.PathLike) else source
     document = loads(text, "history")  # nested past the depth limit: DecodeError, as load_messages
-    folder = Path(media_dir) if media_dir is not None else None
+    folder = os.fspath(media_dir) if media_dir is not None else None
 
     def internalise(node: dict[str, Any]) -> Any:
         if not _is_media(node) or node["source"].get("kind") != "stored":
@@ -236,12 +259,13 @@ def load_history(
             raise DecodeError(f"the history stores media in a folder ({name!r}): pass media_dir")
         if os.path.basename(name) != name or not name or name in (".", ".."):
             raise DecodeError(f"stored media name {name!r} is not a plain file name")
-        try:
-            data = (folder / name).read_bytes()
-        except OSError as exc:
-            raise SourceError(f"stored media {name!r}: cannot read: {exc.strerror}") from None
+        what = f"stored media {name!r}"
+        confine = Confinement((folder,), f"media_dir={folder!r}")
+        cap = current_policy(policy).max_path_bytes
+        data = read_capped(os.path.join(folder, name), cap, what, confine)
         if hashlib.sha256(data).hexdigest() != node["source"].get("sha256"):
             raise SourceError(f"stored media {name!r} does not match its sha256")
         return {**node, "source": {"kind": "bytes", "data": b64encode(data)}}
 
-    return load_messages(_walk(document, internalise))
+    with loading("a loaded history", "load_history", allow_paths, policy):
+        return load_messages(_walk(document, internalise))

@@ -14,6 +14,8 @@ the part's shape where it is ambiguous, decided by the rule in ``docs/integratio
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,6 +23,7 @@ from pydantic import BaseModel
 from .._depth import check_depth, loads
 from ..blocks import RawBlock, TextBlock, ToolResultBlock, parse_block
 from ..errors import DecodeError, MediaBlocksError
+from ..fetching.policy import FetchPolicy
 from ..messages import (
     AssistantMessage,
     Message,
@@ -420,22 +423,33 @@ def _message(role: str, blocks: list[Any]) -> Message:
     return kinds.get(role, UserMessage)(content=blocks)  # type: ignore[no-any-return]
 
 
-def decode(payload: Any, provider: str) -> list[Message]:
+def decode(
+    payload: Any,
+    provider: str,
+    *,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
+) -> list[Message]:
     """`mediablocks.providers.decode` for one provider's request, message list or response; with
     ``provider="auto"``, a list mixing formats (several providers' parts, LangChain and
     pydantic-ai messages, MCP content), read part by part by each format's markers. Each message's
     ``metadata["decoded_as"]`` then says which format each part was read as
     (``docs/integrations/mixed.md``).
 
+    A payload is untrusted either way: paths and URLs it names are read only under
+    ``allow_paths`` / ``policy`` (docs/history.md).
+
     Kept on the top floor with the integrations: "auto" reads the frameworks' shapes, which the
     translators below know nothing of.
     """
     from ..providers import decode as decode_provider
     from ..providers import normalized_stop_reason
+    from ..sources._trust import loading
 
     if isinstance(provider, str) and provider.strip().lower() == "auto":
-        return [
-            normalized_stop_reason(m, getattr(m, "provider", None) or "")
-            for m in decode_auto(payload)
-        ]
-    return decode_provider(payload, provider)
+        with loading("a decoded mixed payload", "decode", allow_paths, policy):
+            return [
+                normalized_stop_reason(m, getattr(m, "provider", None) or "")
+                for m in decode_auto(payload)
+            ]
+    return decode_provider(payload, provider, allow_paths=allow_paths, policy=policy)

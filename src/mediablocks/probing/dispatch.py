@@ -13,7 +13,6 @@ from ..errors import DecodeError, MediaBlocksError
 from ..fetching.policy import FetchPolicy
 from ..mime import detect_mime, normalize_mime
 from ..sources import Base64Source, PathSource
-from ..sources._files import open_regular
 from ._data import _BufferData, _Data, _Fields, _FileData, _RangeData, _Truncated
 from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
 from .documents import _pdf
@@ -154,8 +153,7 @@ def probe(block: MediaBlock, policy: FetchPolicy | None = None) -> MediaInfo:
     source = block.source
     what = block.describe()
     if isinstance(source, PathSource) and not source.loaded:
-        path = source._checked_path(policy)  # the policy's allowed roots apply as for read()
-        handle = open_regular(path, what)  # a regular file only: never a FIFO or a device
+        handle = source.open_file(policy)  # checked as read() checks: roots, regular file only
         try:
             size = os.fstat(handle.fileno()).st_size
             data: _Data = _FileData(handle, size, lambda: block.read(policy))

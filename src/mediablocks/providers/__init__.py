@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ValidationError
@@ -26,9 +28,10 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..fetching.policy import FetchPolicy
+from ..fetching.policy import FetchPolicy, use_policy
 from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..settings import Settings
+from ..sources._trust import loading
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
 from ..usage import Prices
@@ -381,12 +384,16 @@ def _encode_with(
     messages: Message | Sequence[Message], provider: str, options: EncodeOptions
 ) -> dict[str, Any]:
     encoder, _ = translator(provider)
-    listed = _as_messages(messages)
-    if options.compaction == "user":
-        listed = compaction_as_user(listed)
-    listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
-    check_sendable(listed, provider)  # empty tool ids and names, documented length limits
-    encoded = encoder(listed, options)
+    # The policy given to encode is the scope's for every read it makes, header peeks included:
+    # a path outside its allowed_roots is not opened even to detect its type.
+    scope = use_policy(options.policy) if options.policy is not None else nullcontext()
+    with scope:
+        listed = _as_messages(messages)
+        if options.compaction == "user":
+            listed = compaction_as_user(listed)
+        listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
+        check_sendable(listed, provider)  # empty tool ids and names, documented length limits
+        encoded = encoder(listed, options)
     if options.tools or options.tool_choice is not None or options.settings is not None:
         fields = request_module(provider).encode_fields(options)
         encoded = merge_fields(encoded, fields, canonical_provider(provider))
@@ -414,7 +421,13 @@ def merge_fields(encoded: dict[str, Any], fields: dict[str, Any], provider: str)
     return out
 
 
-def decode(payload: Any, provider: str) -> list[Message]:
+def decode(
+    payload: Any,
+    provider: str,
+    *,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
+) -> list[Message]:
     """Messages from a provider's request body, message list or response.
 
     ``payload`` may be a dict or list, an SDK object (``ChatCompletion``, ``anthropic.types.
@@ -423,8 +436,16 @@ def decode(payload: Any, provider: str) -> list[Message]:
     the wrong JSON type is named by its path, nesting past `MAX_DEPTH` levels is refused, and a
     payload that carries nothing of ``provider``'s format but another's says which it looks like.
 
-    ``mb.decode`` also takes ``provider="auto"`` (`mediablocks.integrations.auto.decode`).
+    A payload is untrusted input: URLs (and paths) it names are kept as references and read only
+    under ``policy`` (``allow_paths``), or a policy given to the read, never because the payload
+    names them (docs/history.md). ``mb.decode`` also takes ``provider="auto"``
+    (`mediablocks.integrations.auto.decode`).
     """
+    with loading(f"a decoded {str(provider)[:40]} payload", "decode", allow_paths, policy):
+        return _decode(payload, provider)
+
+
+def _decode(payload: Any, provider: str) -> list[Message]:
     entry = provider_entry(provider)
     _, decoder = translator(entry.name)
     if isinstance(payload, (str, bytes, bytearray, memoryview)):
@@ -491,7 +512,12 @@ def _raise_if_foreign(name: str, payload: Any, problem: str) -> None:
 
 
 def decode_response(
-    payload: Any, provider: str, *, prices: Prices | None = None
+    payload: Any,
+    provider: str,
+    *,
+    prices: Prices | None = None,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    policy: FetchPolicy | None = None,
 ) -> AssistantMessage:
     """The one assistant reply in a provider's response.
 
@@ -505,8 +531,12 @@ def decode_response(
     Raises `DecodeError` when the payload is not a response holding exactly one reply: a request
     body or message list (it has user messages), an empty response, or an OpenAI response with
     several ``choices`` (use `decode` to read them all).
+
+    Media URLs in the reply are read only under ``policy`` (or a read's own), as for `decode`.
     """
-    reply = one_reply(decode(payload, provider), canonical_provider(provider))
+    origin = f"a decoded {str(provider)[:40]} response"
+    with loading(origin, "decode_response", allow_paths, policy):
+        reply = one_reply(decode(payload, provider), canonical_provider(provider))
     if prices is not None and reply.usage is not None:
         reply = reply.model_copy(update={"usage": reply.usage.priced(prices)})
     return reply

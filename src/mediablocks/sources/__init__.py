@@ -6,22 +6,27 @@ number of threads and asyncio tasks reading one source at the same time cause on
 whose result (or error) they all get; a failed read is tried again by the next call. `header` and
 `read_header` give the first bytes for MIME detection, reading only that window from a file not
 read yet. A file is read only if it is a regular file of at most ``FetchPolicy.max_path_bytes``.
+
+Path and URL sources built while a history or payload is loaded remember it (`._trust`): they
+are read only where the caller allowed, never because the input named them.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from .._checks import check_size
 from ..datauri import b64decode, b64encode, data_uri_prefix
-from ..errors import PathNotAllowedError, SourceError
-from ..fetching.policy import FetchPolicy, current_policy
+from ..errors import BlockedURLError, PathNotAllowedError, SourceError
+from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
-from ._files import read_capped, read_window
+from ._confined import Confinement
+from ._files import open_regular, read_capped, read_window
 from ._flight import FreshLock, Loader
+from ._trust import Allowance, current_allowance
 
 __all__ = [
     "Base64Source",
@@ -267,44 +272,73 @@ _IN_MEMORY = (BytesSource, Base64Source)
 
 
 class PathSource(_BaseSource):
-    """A local file, named explicitly by the caller. Read lazily, once."""
+    """A local file, named explicitly by the caller. Read lazily, once.
+
+    Under ``FetchPolicy.allowed_roots`` (or, for a source from a loaded history, the folders
+    its loader allowed) the file is reached from a root by descriptor and read through the
+    descriptor it was checked on (`._confined`).
+    """
 
     kind: Literal["path"] = "path"
     path: str
 
+    _allowance: Allowance | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._allowance = current_allowance()
+
+    @property
+    def loaded_from(self) -> str | None:
+        """Where this source came from when a history or payload was loaded (None: the caller
+        built it); such a path is read only where allowed (docs/history.md)."""
+        allowance = self._allowance
+        return allowance.origin if allowance is not None else None
+
     def describe(self) -> str:
         return f"path {os.path.basename(self.path)!r}"
 
-    def _checked_path(self, policy: FetchPolicy | None) -> str:
-        roots = current_policy(policy).allowed_roots
-        if roots is None:
-            return self.path
-        if ".." in self.path.replace("\\", "/").split("/"):
-            raise PathNotAllowedError(f"{self.describe()}: '..' is not allowed in confined paths")
-        real = os.path.realpath(self.path)
-        for root in roots:
-            real_root = os.path.realpath(root)
-            if os.path.commonpath([real, real_root]) == real_root:
-                return real
+    def _confinement(self, policy: FetchPolicy | None) -> Confinement | None:
+        """The roots this read must stay under (None: anywhere, the caller named the file)."""
+        allowance = self._allowance
+        if allowance is None:
+            roots = current_policy(policy).allowed_roots
+            if roots is None:
+                return None
+            return Confinement(roots, f"FetchPolicy.allowed_roots={list(roots)!r}")
+        if allowance.roots is not None:
+            hint = f"the folders allowed for {allowance.origin}: {list(allowance.roots)!r}"
+            return Confinement(allowance.roots, hint)
+        explicit = policy if policy is not None else scoped_policy()
+        if explicit is not None and explicit.allowed_roots is not None:
+            roots = explicit.allowed_roots
+            return Confinement(roots, f"FetchPolicy.allowed_roots={list(roots)!r}")
+        where = f"pass allow_paths=[folders] to {allowance.loader}, or " if allowance.loader else ""
         raise PathNotAllowedError(
-            f"{self.describe()}: resolves outside the allowed roots "
-            f"(FetchPolicy.allowed_roots={list(roots)!r})"
+            f"{self.describe()}: came from {allowance.origin}, and a path from there is read "
+            f"only where the caller allows it: {where}read it under a FetchPolicy with "
+            "allowed_roots (block.read(policy), or use_policy around the call)"
         )
+
+    def open_file(self, policy: FetchPolicy | None = None) -> BinaryIO:
+        """The file open for random access (header parsers), checked as `read` checks it: a
+        regular file only, under the allowed roots, judged on the descriptor returned."""
+        return open_regular(self.path, self.describe(), self._confinement(policy))
 
     def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
         if self._data is not None:
             return memoryview(self._data)[:HEADER_WINDOW]
         if self._header is None:
-            path = self._checked_path(policy)
-            self._header = read_window(path, HEADER_WINDOW, self.describe())
+            confine = self._confinement(policy)
+            self._header = read_window(self.path, HEADER_WINDOW, self.describe(), confine)
         return self._header
 
     def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
-        return read_window(self._checked_path(policy), n, self.describe())
+        return read_window(self.path, n, self.describe(), self._confinement(policy))
 
     def _load(self, policy: FetchPolicy | None) -> bytes:
-        path = self._checked_path(policy)
-        return read_capped(path, current_policy(policy).max_path_bytes, self.describe())
+        confine = self._confinement(policy)
+        cap = current_policy(policy).max_path_bytes
+        return read_capped(self.path, cap, self.describe(), confine)
 
 
 class URLSource(_BaseSource):
@@ -313,9 +347,37 @@ class URLSource(_BaseSource):
     kind: Literal["url"] = "url"
     url: str
 
+    _allowance: Allowance | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._allowance = current_allowance()
+
+    @property
+    def loaded_from(self) -> str | None:
+        """Where this source came from when a history or payload was loaded (None: the caller
+        built it); such a URL is fetched only under a policy the caller gave (docs/history.md)."""
+        allowance = self._allowance
+        return allowance.origin if allowance is not None else None
+
     def describe(self) -> str:
         shown = self.url if len(self.url) <= 80 else self.url[:77] + "..."
         return f"URL {shown!r}"
+
+    def _policy(self, policy: FetchPolicy | None) -> FetchPolicy | None:
+        """The policy to fetch under; for a loaded URL, only one the caller chose."""
+        allowance = self._allowance
+        if allowance is None or policy is not None:
+            return policy
+        if allowance.policy is not None:
+            return allowance.policy
+        if scoped_policy() is not None:
+            return None  # fetch() takes the scope's
+        where = f"policy=FetchPolicy(...) to {allowance.loader}, or " if allowance.loader else ""
+        raise BlockedURLError(
+            f"refused to fetch {self.describe()}: it came from {allowance.origin}, and a URL "
+            f"from there is fetched only under a policy the caller chose: pass {where}a "
+            "FetchPolicy to the read (block.read(policy), encode(..., policy=...)) or use_policy"
+        )
 
     def peek_header(self) -> bytes | memoryview | None:
         if self._data is None:
@@ -325,14 +387,14 @@ class URLSource(_BaseSource):
     def _load(self, policy: FetchPolicy | None) -> bytes:
         from ..fetching import fetch  # late: the fetcher imports httpx and this module's users
 
-        result = fetch(self.url, policy)
+        result = fetch(self.url, self._policy(policy))
         self._hint = result.mime_type
         return result.data
 
     async def _aload(self, policy: FetchPolicy | None) -> bytes:
         from ..fetching import afetch
 
-        result = await afetch(self.url, policy)
+        result = await afetch(self.url, self._policy(policy))
         self._hint = result.mime_type
         return result.data
 

@@ -4,65 +4,45 @@
 closes, or a log that grows while it is read. Every read of a path goes through here: special
 files are refused before a byte is read (a FIFO is opened non-blocking, so opening it cannot hang),
 and a read stops one byte past its cap, so memory is bounded by the cap whatever the file does.
+A file is judged by ``fstat`` on the descriptor it is read through; a path confined to roots is
+reached from them by descriptor (`._confined`), never checked by name and opened again.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from typing import BinaryIO
 
 from ..errors import FileTooLargeError, SourceError
+from ._confined import Confinement, confined_open, kind_of, plain_open, refusal
 
-__all__ = ["open_regular", "read_capped", "read_window"]
+__all__ = ["open_descriptor", "open_regular", "read_capped", "read_window"]
 
 _CHUNK = 1024 * 1024
 """Bytes asked for per read once a file has gone past the size it had when opened."""
 
 
-def _kind_of(mode: int) -> str | None:
-    """Why a file with this ``st_mode`` cannot be read as media; None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+def open_descriptor(path: str, what: str, confine: Confinement | None) -> tuple[int, int]:
+    """An open descriptor on a regular file and its size when opened; refuses anything else.
 
-
-def _refuse(what: str, kind: str) -> SourceError:
-    if kind == "a directory":
-        return SourceError(f"{what}: is a directory, not a file")
-    return FileTooLargeError(
-        f"{what}: is {kind}, which has no bounded size; only regular files are read"
-    )
-
-
-def _open_regular(path: str, what: str) -> tuple[int, int]:
-    """An open descriptor on a regular file and its size when opened; refuses anything else."""
-    try:
-        kind = _kind_of(os.stat(path).st_mode)
-        if kind is not None:  # refused before opening: opening a device can have effects
-            raise _refuse(what, kind)
-        flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-        # Non-blocking, so a FIFO swapped in after the stat cannot hang the open.
-        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except SourceError:
-        raise
-    except OSError as exc:
-        raise SourceError(f"{what}: cannot read: {exc.strerror or exc}") from None
+    With ``confine``, the file is reached from its roots by descriptor (`confined_open`);
+    without, ``path`` is opened as named. Either way the file is judged by ``fstat`` on the
+    descriptor it is then read through, never by its name again.
+    """
+    if confine is None:
+        fd = plain_open(path, what)
+    else:
+        fd = confined_open(path, confine.roots, what, confine.hint)
     try:
         info = os.fstat(fd)
-        kind = _kind_of(info.st_mode)
+        kind = kind_of(info.st_mode)
         if kind is not None:
-            raise _refuse(what, kind)
+            raise refusal(what, kind)
+    except OSError as exc:
+        os.close(fd)
+        if isinstance(exc, SourceError):
+            raise
+        raise SourceError(f"{what}: cannot read: {exc.strerror or exc}") from None
     except BaseException:
         os.close(fd)
         raise
@@ -88,14 +68,15 @@ def _read_upto(fd: int, limit: int, expected: int, what: str) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def read_capped(path: str, cap: int, what: str) -> bytes:
+def read_capped(path: str, cap: int, what: str, confine: Confinement | None = None) -> bytes:
     """The whole regular file at ``path``, if it holds at most ``cap`` bytes.
 
     Raises `FileTooLargeError` for a file larger than ``cap`` (before reading, when its size says
     so; after at most ``cap + 1`` bytes when it grows while read) and for devices, FIFOs and
-    sockets; `SourceError` for a directory or a file that cannot be opened.
+    sockets; `SourceError` for a directory or a file that cannot be opened;
+    `PathNotAllowedError` for a path that leaves ``confine``'s roots.
     """
-    fd, size = _open_regular(path, what)
+    fd, size = open_descriptor(path, what, confine)
     try:
         if size > cap:
             raise FileTooLargeError(
@@ -115,15 +96,15 @@ def read_capped(path: str, cap: int, what: str) -> bytes:
     return data
 
 
-def open_regular(path: str, what: str) -> BinaryIO:
+def open_regular(path: str, what: str, confine: Confinement | None = None) -> BinaryIO:
     """An open binary file on the regular file at ``path`` (for random access); refuses the rest."""
-    fd, _ = _open_regular(path, what)
+    fd, _ = open_descriptor(path, what, confine)
     return os.fdopen(fd, "rb")
 
 
-def read_window(path: str, n: int, what: str) -> bytes:
+def read_window(path: str, n: int, what: str, confine: Confinement | None = None) -> bytes:
     """At most the first ``n`` bytes of the regular file at ``path``; never reads past them."""
-    fd, size = _open_regular(path, what)
+    fd, size = open_descriptor(path, what, confine)
     try:
         return _read_upto(fd, n, min(size, n), what)
     finally:

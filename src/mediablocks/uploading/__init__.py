@@ -139,7 +139,16 @@ class _Plan:
         return [p for p in self.pending.values() if p.reference is None]
 
     def record(self, pending: _Pending, uploaded: Uploaded) -> None:
-        pending.reference = uploaded.reference
+        """Keep a finished upload's reference (and cache it); an SDK answer with no usable
+        reference (``None``, empty, not text) is an `UploadError`, never cached or sent."""
+        reference: object = uploaded.reference
+        if not isinstance(reference, str) or not reference.strip():
+            raise UploadError(
+                f"{pending.where} {pending.block.describe()}: the {self.module.STORE} file store "
+                f"for {self.provider} answered the upload without a file reference "
+                f"({type(reference).__name__} {reference!r}); nothing was cached or sent"
+            )
+        pending.reference = reference
         try:
             self.cache.put(pending.key, uploaded.reference, uploaded.expires_at)
         except MediaBlocksError as exc:  # the upload happened: its reference is still used

@@ -16,8 +16,10 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+import stat
 import threading
 import time
+import urllib.parse
 from typing import Protocol, runtime_checkable
 
 from ..errors import InvalidOptionError, SourceError
@@ -101,6 +103,7 @@ _TABLE = (
 )
 _COLUMNS = [("key", "TEXT", 1, 1), ("reference", "TEXT", 1, 0), ("expires_at", "REAL", 0, 0)]
 _OLD_COLUMNS = [("key", "TEXT", 0, 1), ("reference", "TEXT", 1, 0), ("expires_at", "REAL", 0, 0)]
+_EXPECTED = [("index", "sqlite_autoindex_uploads_1"), ("table", "uploads")]
 _MIGRATE = (  # entries of a cache from before version 1: only sound rows are kept
     "ALTER TABLE uploads RENAME TO uploads_v0",
     _TABLE,
@@ -111,6 +114,12 @@ _MIGRATE = (  # entries of a cache from before version 1: only sound rows are ke
     "DROP TABLE uploads_v0",
     f"PRAGMA user_version = {_SCHEMA_VERSION}",
 )
+
+
+def _read_only_error(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite failed because it may not write here (not because the file is wrong)."""
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open database file" in text
 
 
 class DirectoryUploadCache:
@@ -125,9 +134,19 @@ class DirectoryUploadCache:
     never handed out). ``timeout`` is how long a write waits for another process's lock; a
     write that still cannot take it keeps the reference in memory and retries on later calls,
     so a finished upload is never lost.
+
+    A database (or journal file) that is a symbolic link, or not a regular file, is refused:
+    SQLite would follow the link and write wherever it points. A valid cache in a folder this
+    process cannot write (a read-only mount) opens read-only (`read_only` True): its entries are
+    handed out, and storing one raises `SourceError` saying the cache is read-only (`mb.upload`
+    warns and goes on); a read-only file that is not a cache is refused as any other.
     """
 
     FILENAME = "uploads.sqlite"
+
+    read_only: bool
+    """True when the cache could only be opened for reading (a read-only folder or mount): its
+    entries are handed out, and `put` / `discard` raise `SourceError` saying so."""
 
     def __init__(self, directory: str | os.PathLike[str], *, timeout: float = 10.0) -> None:
         if (
@@ -142,27 +161,133 @@ class DirectoryUploadCache:
         self.path = os.path.join(self.directory, self.FILENAME)
         self._lock = threading.Lock()
         self._unsaved: dict[str, tuple[str, float | None]] = {}
+        self.read_only = False
+        self._why_read_only = ""
         try:
             os.makedirs(self.directory, exist_ok=True)
-            self._db = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
-        except (OSError, sqlite3.Error) as exc:
-            raise SourceError(f"upload cache {self.path!r}: cannot open: {exc}") from None
+        except OSError as exc:
+            if not os.path.isdir(self.directory):
+                raise SourceError(f"upload cache {self.path!r}: cannot open: {exc}") from None
+        self._refuse_links()
+        self._db = self._open(timeout)
         try:
-            self._prepare()
-        except sqlite3.Error as exc:
-            self._db.close()
-            raise SourceError(
-                f"upload cache {self.path!r}: not a mediablocks upload cache ({exc}); "
-                "delete the file or choose another directory"
-            ) from None
+            self._refuse_links()  # a link planted while SQLite opened the file: refused too
         except SourceError:
             self._db.close()
             raise
 
-    def _layout(self) -> tuple[list[tuple[str, str]], list[tuple[str, str, int, int]], int]:
-        db = self._db
+    def _refuse_links(self) -> None:
+        """Refuse a database (or its journal files) that is a symbolic link or not a regular
+        file: SQLite would follow the link and write the cache wherever it points, and would
+        block reading a FIFO."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            name = self.path + suffix
+            try:
+                mode = os.lstat(name).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise SourceError(f"upload cache {name!r}: cannot open: {exc}") from None
+            if stat.S_ISLNK(mode):
+                raise SourceError(
+                    f"upload cache {name!r} is a symbolic link; refusing to follow it "
+                    "(the cache's writes would go where it points)"
+                )
+            if not stat.S_ISREG(mode):
+                raise SourceError(f"upload cache {name!r} is not a regular file")
+
+    def _open(self, timeout: float) -> sqlite3.Connection:
+        """Open for reading and writing; where that cannot be (a read-only folder or mount), a
+        valid cache is opened read-only instead and said to be (`read_only`)."""
+        if self._writable():
+            try:
+                db = sqlite3.connect(
+                    self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                )
+            except sqlite3.Error as exc:
+                raise SourceError(f"upload cache {self.path!r}: cannot open: {exc}") from None
+            try:
+                self._prepare(db)
+                return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if not _read_only_error(exc):
+                    raise self._not_a_cache(exc) from None
+                why = str(exc)
+            except sqlite3.Error as exc:
+                db.close()
+                raise self._not_a_cache(exc) from None
+            except SourceError:
+                db.close()
+                raise
+        else:
+            why = "its folder or file is not writable"
+        if not os.path.exists(self.path):
+            raise SourceError(
+                f"upload cache {self.path!r}: cannot create it: {why}; choose a writable folder"
+            )
+        return self._open_read_only(timeout, why)
+
+    def _writable(self) -> bool:
+        if not os.access(self.directory, os.W_OK):
+            return False
+        return not os.path.exists(self.path) or os.access(self.path, os.W_OK)
+
+    def _open_read_only(self, timeout: float, why: str) -> sqlite3.Connection:
+        """A read-only connection to a cache this process cannot write. A WAL database read-only
+        needs its shared-memory file, which a read-only folder cannot hold: then the file is read
+        as immutable (no locks; what other processes write later is not seen)."""
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+        problem: sqlite3.Error | None = None
+        for extra in ("", "&immutable=1"):
+            try:
+                db = sqlite3.connect(
+                    uri + extra,
+                    uri=True,
+                    timeout=timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+            except sqlite3.Error as exc:
+                problem = exc
+                continue
+            try:
+                db.execute("PRAGMA trusted_schema = OFF")
+                self._check_layout(db)
+            except sqlite3.OperationalError as exc:
+                db.close()
+                problem = exc
+                if _read_only_error(exc):
+                    continue
+                raise self._not_a_cache(exc) from None
+            except sqlite3.Error as exc:
+                db.close()
+                raise self._not_a_cache(exc) from None
+            except SourceError:
+                db.close()
+                raise
+            self.read_only = True
+            self._why_read_only = why
+            return db
+        raise SourceError(f"upload cache {self.path!r}: cannot open read-only: {problem}")
+
+    def _not_a_cache(self, exc: sqlite3.Error) -> SourceError:
+        return SourceError(
+            f"upload cache {self.path!r}: not a mediablocks upload cache ({exc}); "
+            "delete the file or choose another directory"
+        )
+
+    def _refuse_write(self) -> None:
+        if self.read_only:
+            raise SourceError(
+                f"upload cache {self.path!r} is read-only ({self._why_read_only}): entries are "
+                "read from it, none is stored"
+            )
+
+    @staticmethod
+    def _layout(
+        db: sqlite3.Connection,
+    ) -> tuple[list[tuple[str, str]], list[tuple[str, str, int, int]], int]:
         objects = sorted(db.execute("SELECT type, name FROM sqlite_master").fetchall())
         columns = [
             (str(name), str(kind), int(notnull), int(pk))
@@ -171,36 +296,39 @@ class DirectoryUploadCache:
         (version,) = db.execute("PRAGMA user_version").fetchone()
         return objects, columns, int(version)
 
-    def _prepare(self) -> None:
-        db = self._db
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        """Create the table in a new file, migrate an older cache, and check the layout."""
         db.execute("PRAGMA trusted_schema = OFF")
-        expected = [("index", "sqlite_autoindex_uploads_1"), ("table", "uploads")]
-        objects, columns, version = self._layout()
+        objects, columns, version = self._layout(db)
         new = not objects and version == 0
-        old = objects == expected and columns == _OLD_COLUMNS and version == 0
+        old = objects == _EXPECTED and columns == _OLD_COLUMNS and version == 0
         if new or old:  # create, or bring a cache from an earlier release up to date
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
             try:
-                if self._layout() == ([], [], 0):
+                if self._layout(db) == ([], [], 0):
                     db.execute(_TABLE)
                     db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-                elif self._layout() == (expected, _OLD_COLUMNS, 0):
+                elif self._layout(db) == (_EXPECTED, _OLD_COLUMNS, 0):
                     for statement in _MIGRATE:
                         db.execute(statement)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-            objects, columns, version = self._layout()
-        if sorted(objects) != expected or columns != _COLUMNS or version != _SCHEMA_VERSION:
+        self._check_layout(db)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+
+    def _check_layout(self, db: sqlite3.Connection) -> None:
+        """`SourceError` unless the database is this cache's current layout."""
+        objects, columns, version = self._layout(db)
+        if sorted(objects) != _EXPECTED or columns != _COLUMNS or version != _SCHEMA_VERSION:
             found = ", ".join(f"{kind} {name}" for kind, name in sorted(objects)) or "nothing"
             raise SourceError(
                 f"upload cache {self.path!r}: not a mediablocks upload cache (holds {found}, "
                 f"version {version}); delete the file or choose another directory"
             )
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
 
     def get(self, key: str) -> str | None:
         with self._lock:
@@ -232,6 +360,7 @@ class DirectoryUploadCache:
     def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
         """Store an entry; a lock held elsewhere past ``timeout`` keeps it in memory for later."""
         _check_put(key, reference, expires_at)
+        self._refuse_write()
         with self._lock:
             self._unsaved[key] = (reference, expires_at)
             self._flush()
@@ -268,6 +397,7 @@ class DirectoryUploadCache:
 
     def discard(self, key: str) -> None:
         """Forget ``key`` (a file the provider no longer has)."""
+        self._refuse_write()
         with self._lock:
             self._unsaved.pop(key, None)
             try:

@@ -43,7 +43,7 @@ def _state(file: Any) -> str:
 def _done(file: Any, started: float) -> Uploaded:
     expires = getattr(file, "expiration_time", None)
     expires_at = expires.timestamp() - 3600.0 if expires is not None else started + _KEEP
-    return Uploaded(str(file.uri), expires_at)
+    return Uploaded(file.uri, expires_at)  # checked by mb.upload: None is no URI
 
 
 class _NotReady(Exception):
