@@ -83,12 +83,28 @@ def test_every_audio_reaches_every_provider_without_audio(path: Path) -> None:
 
 
 def test_the_default_cache_spans_prepare_calls() -> None:
-    transcriber = Counting("default cache")
+    calls: list[str] = []
+
+    def only_here(block: mb.AudioBlock) -> str:
+        calls.append(block.describe())
+        return "default cache"
+
     history = _user(TESTDATA / "audio" / "speech.opus")
-    mb.prepare(history, "anthropic", transcriber=transcriber)
+    mb.prepare(history, "anthropic", transcriber=only_here)
     loaded = mb.load_messages(mb.dump_messages(history))
-    mb.prepare(loaded, "anthropic", transcriber=transcriber)
-    assert len(transcriber.calls) == 1
+    again = mb.prepare(loaded, "anthropic", transcriber=only_here)
+    assert len(calls) == 1
+    assert _texts(again)[1].endswith("transcript] default cache")
+
+
+def test_a_cache_key_attribute_names_the_transcriber() -> None:
+    first, second = Counting("one"), Counting("two")
+    second.cache_key = "counting-two"  # type: ignore[attr-defined]
+    history = _user(TESTDATA / "audio" / "pcm16.wav")
+    cache = MemoryStandInCache()
+    mb.prepare(history, "anthropic", transcriber=first, stand_in_cache=cache)
+    prepared = mb.prepare(history, "anthropic", transcriber=second, stand_in_cache=cache)
+    assert _texts(prepared)[1].endswith("transcript] two")
 
 
 def test_a_different_transcriber_is_not_answered_from_anothers_cache() -> None:
@@ -99,8 +115,14 @@ def test_a_different_transcriber_is_not_answered_from_anothers_cache() -> None:
     def other(block: mb.AudioBlock) -> str:
         return second(block)  # type: ignore[no-any-return]
 
-    assert "first" in _texts(mb.prepare(history, "anthropic", transcriber=first, stand_in_cache=cache))[-1]
-    assert "second" in _texts(mb.prepare(history, "anthropic", transcriber=other, stand_in_cache=cache))[-1]
+    assert (
+        "first"
+        in _texts(mb.prepare(history, "anthropic", transcriber=first, stand_in_cache=cache))[-1]
+    )
+    assert (
+        "second"
+        in _texts(mb.prepare(history, "anthropic", transcriber=other, stand_in_cache=cache))[-1]
+    )
     assert len(first.calls) == len(second.calls) == 1
 
 
@@ -111,7 +133,10 @@ def test_text_label_names_the_file_and_its_span() -> None:
         transcriber=Counting("Reminder: buy milk."),
         stand_in_cache=MemoryStandInCache(),
     )
-    assert _texts(prepared) == ["listen", "[audio voice-memo.m4a 0:00\u20130:05, transcript] Reminder: buy milk."]
+    assert _texts(prepared) == [
+        "listen",
+        "[audio voice-memo.m4a 0:00\u20130:05, transcript] Reminder: buy milk.",
+    ]
 
 
 def test_timed_segments_split_at_the_audio_chunk_boundaries() -> None:
@@ -149,9 +174,13 @@ def test_video_frames_get_the_speech_between_them_by_time() -> None:
     content = prepared[0].content[1:]
     texts = [b.text if isinstance(b, mb.TextBlock) else "IMAGE" for b in content]
     assert texts[0] == "[video phone-h264-aac.mp4 0:00\u20130:02, transcript] Here is the view"
-    assert texts.index("[video phone-h264-aac.mp4 0:04\u20130:06, transcript] and the street below.") == 7
+    assert (
+        texts.index("[video phone-h264-aac.mp4 0:04\u20130:06, transcript] and the street below.")
+        == 7
+    )
     frame_at = [t for t in texts if "frame" in t]
-    assert frame_at[2].endswith("at 0:03.8]") and frame_at[3].endswith("at 0:05.3]")
+    assert frame_at[2].endswith("at 0:03.8]")
+    assert frame_at[3].endswith("at 0:05.3]")
     assert texts.count("IMAGE") == 4
     kinds = [c.kind for c in report.blocks[0].changes]
     assert kinds == ["frames", "transcribed"]
@@ -170,7 +199,8 @@ def test_the_transcriber_hears_the_video_track_as_audio() -> None:
     assert heard.mime_type == "audio/mpeg"
     assert heard.filename == "hevc-aac-audio.mp3"
     info = mb.probe(heard)
-    assert info.duration is not None and 1.5 < info.duration < 2.5
+    assert info.duration is not None
+    assert 1.5 < info.duration < 2.5
 
 
 def test_text_only_provider_gets_transcript_and_description() -> None:
@@ -189,7 +219,8 @@ def test_text_only_provider_gets_transcript_and_description() -> None:
     )
     assert _texts(prepared)[1:] == [
         "[video phone-h264-aac.mp4 0:00\u20130:06, transcript] Here is the view",
-        "[video phone-h264-aac.mp4 video/mp4 0:00\u20130:06, description] a street seen from a window",
+        "[video phone-h264-aac.mp4 video/mp4 0:00\u20130:06, description] a street seen from "
+        "a window",
     ]
     assert [type(b) for b in described] == [mb.VideoBlock]
     assert len(report.described) == 1
@@ -217,7 +248,8 @@ def test_native_and_conversion_come_before_stand_ins() -> None:
         describer=describer_calls.append,
         stand_in_cache=MemoryStandInCache(),
     )
-    assert transcriber.calls == [] and describer_calls == []
+    assert transcriber.calls == []
+    assert describer_calls == []
     assert isinstance(prepared[0].content[1], mb.AudioBlock)  # converted to WAV, sent as audio
 
 
@@ -255,21 +287,33 @@ def test_usage_is_reported_and_added_up() -> None:
     transcriber = Counting(Transcript(text="paid words", usage=usage, model="stt-1"))
     cache = MemoryStandInCache()
     history = _user(TESTDATA / "audio" / "voice-memo.m4a") + _user(TESTDATA / "audio" / "pcm16.wav")
-    _, report = mb.prepare_with_report(history, "anthropic", transcriber=transcriber, stand_in_cache=cache)
+    _, report = mb.prepare_with_report(
+        history, "anthropic", transcriber=transcriber, stand_in_cache=cache
+    )
     assert report.stand_in_calls == 2
     total = report.stand_in_usage
-    assert total is not None and total.input_tokens == 20 and total.raw["seconds"] == 10
+    assert total is not None
+    assert total.input_tokens == 20
+    assert total.raw["seconds"] == 10
     (change,) = report.blocks[0].changes
-    assert change.kind == "transcribed" and change.usage == usage and not change.cached
-    assert "by stt-1" in change.detail and "5 s billed" in change.detail
-    _, again = mb.prepare_with_report(history, "anthropic", transcriber=transcriber, stand_in_cache=cache)
-    assert again.stand_in_usage is None and again.stand_in_cache_hits == 2
+    assert change.kind == "transcribed"
+    assert change.usage == usage
+    assert not change.cached
+    assert "by stt-1" in change.detail
+    assert "5 s billed" in change.detail
+    _, again = mb.prepare_with_report(
+        history, "anthropic", transcriber=transcriber, stand_in_cache=cache
+    )
+    assert again.stand_in_usage is None
+    assert again.stand_in_cache_hits == 2
 
 
 def test_directory_cache_serves_a_new_process(tmp_path: Path) -> None:
     history = _user(TESTDATA / "audio" / "speech.opus")
     first = Counting("kept on disk")
-    mb.prepare(history, "anthropic", transcriber=first, stand_in_cache=DirectoryStandInCache(tmp_path))
+    mb.prepare(
+        history, "anthropic", transcriber=first, stand_in_cache=DirectoryStandInCache(tmp_path)
+    )
     second = Counting("never asked")
     prepared = mb.prepare(
         history, "anthropic", transcriber=second, stand_in_cache=DirectoryStandInCache(tmp_path)
@@ -287,7 +331,8 @@ def test_a_damaged_cache_entry_is_a_miss(tmp_path: Path) -> None:
     entry.write_text('{"segments": [{"start": 5, "end": 1, "text": "x"}]}')
     transcriber = Counting("two")
     prepared = mb.prepare(history, "anthropic", transcriber=transcriber, stand_in_cache=cache)
-    assert len(transcriber.calls) == 1 and "two" in _texts(prepared)[1]
+    assert len(transcriber.calls) == 1
+    assert "two" in _texts(prepared)[1]
 
 
 def test_failing_transcriber_is_a_stand_in_error_naming_the_block() -> None:
@@ -335,8 +380,12 @@ def test_unsupported_note_tells_the_model_what_was_left_out() -> None:
         documents="raise",
         unsupported="note",
     )
-    assert _texts(prepared) == ["read", "[file report.pdf application/pdf: not readable by this model]"]
-    assert len(report.noted) == 1 and report.dropped == []
+    assert _texts(prepared) == [
+        "read",
+        "[file report.pdf application/pdf: not readable by this model]",
+    ]
+    assert len(report.noted) == 1
+    assert report.dropped == []
 
 
 def test_not_a_callable_is_an_option_error() -> None:

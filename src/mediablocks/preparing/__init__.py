@@ -306,4 +306,4 @@ def stand_ins_for(
         )
     if transcriber is None and describer is None:
         return None
-    return StandIns(transcriber, describer, cache or default_stand_in_cache())
+    return StandIns(transcriber, describer, default_stand_in_cache() if cache is None else cache)

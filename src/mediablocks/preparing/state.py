@@ -59,6 +59,9 @@ class _Preparation:
             return f"{name} takes no audio input"
         if kind == "video" and not limits.video_types and "image/jpeg" not in limits.image_types:
             return f"{name} takes no video input, and no JPEG images for its frames"
+        mime = slot.block.mime_type
+        if kind == "document" and slot.replacement is None and mime not in limits.document_types:
+            return f"{name} takes no {mime} documents, and none could be made into its input"
         return None
 
     def problems_for(self, slot: _Slot) -> bool:

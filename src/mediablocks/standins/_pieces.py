@@ -4,8 +4,8 @@
 decoded in a conversion worker and cut into 16 kHz mono WAV pieces under the endpoint's byte
 limit that overlap by a few seconds (`mediablocks.convert.speech`). `merge` puts the pieces'
 transcripts back on one time line: each segment is placed at its piece's offset, and where two
-pieces overlap, each keeps the segments that start in its half of the overlap, so a sentence is
-neither lost at a cut nor said twice.
+pieces overlap, each keeps the segments whose middle falls in its half of the overlap, so a
+sentence cut at a piece's end is kept whole from the next piece, and is not said twice.
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ def merge(answers: Sequence[tuple[Piece, Transcript]], model: str | None) -> Tra
         )
         for segment in timed:
             start = piece.start + segment.start
-            if low <= start < high or (not transcript.segments and index and start < high):
+            middle = start + (segment.end - segment.start) / 2
+            if low <= middle < high or not transcript.segments:
                 segments.append(
                     TranscriptSegment(start=start, end=piece.start + segment.end, text=segment.text)
                 )

@@ -115,22 +115,28 @@ class OpenAITranscriber:
             policy=self.policy,
         )
         create = client.audio.transcriptions.create
-        if inspect.iscoroutinefunction(create):
-            return self._acall(create, pieces, block)
-        answers = []
-        for piece in pieces:
+        answers: list[tuple[Piece, Transcript]] = []
+        for index, piece in enumerate(pieces):
             try:
                 response = create(**self._request(piece))
             except Exception as exc:
                 raise self._failed(block, exc) from exc
+            if inspect.isawaitable(response):  # an async client: the rest is awaited
+                return self._finish(create, response, pieces[index:], answers, block)
             answers.append((piece, self._transcript(response)))
         return merge(answers, self.model)
 
-    async def _acall(self, create: Any, pieces: list[Piece], block: AudioBlock) -> Transcript:
-        answers = []
-        for piece in pieces:
+    async def _finish(
+        self,
+        create: Any,
+        first: Awaitable[Any],
+        pieces: list[Piece],
+        answers: list[tuple[Piece, Transcript]],
+        block: AudioBlock,
+    ) -> Transcript:
+        for index, piece in enumerate(pieces):
             try:
-                response = await create(**self._request(piece))
+                response = await (first if index == 0 else create(**self._request(piece)))
             except Exception as exc:
                 raise self._failed(block, exc) from exc
             answers.append((piece, self._transcript(response)))
