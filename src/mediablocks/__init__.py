@@ -100,8 +100,10 @@ from .providers import (
     encode_json,
     encode_with_report,
 )
+from .providers._docs import capability_matrix
 from .providers._harness import harness_resume
 from .providers._report import Dropped, EncodeReport
+from .providers.declared import register_profile, unregister_profile
 from .request import (
     Request,
     decode_request,
@@ -216,6 +218,7 @@ __all__ = [
     "afrom_stream",
     "aupload",
     "block_to_message",
+    "capability_matrix",
     "count_tokens",
     "current_policy",
     "decode",
@@ -258,12 +261,14 @@ __all__ = [
     "probe_bytes",
     "read_batch_results",
     "redacted",
+    "register_profile",
     "register_signature",
     "regroup_messages",
     "sanitize_filename",
     "save_history",
     "tool_result_turn",
     "trim_messages",
+    "unregister_profile",
     "unregister_signature",
     "upload",
     "use_policy",

@@ -57,6 +57,8 @@ class _Preparation:
             return f"{name} takes no image input"
         if kind == "audio" and not limits.audio_types:
             return f"{name} takes no audio input"
+        if kind == "video" and not limits.video_types and not limits.video_frames:
+            return f"{name} takes no video input, not even as frames"
         if kind == "video" and not limits.video_types and "image/jpeg" not in limits.image_types:
             return f"{name} takes no video input, and no JPEG images for its frames"
         mime = slot.block.mime_type

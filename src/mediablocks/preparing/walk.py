@@ -203,6 +203,8 @@ def fit_video(run: _Preparation, slot: _Slot, data: bytes) -> None:
         strategy = "transcode"
     elif strategy == "convert":
         strategy = "frames"
+    if strategy == "frames" and not run.limits.video_frames and not run.limits.video_types:
+        strategy = "raise"  # the endpoint declared it takes no video, not even as frames
     if strategy == "raise":
         run.fit_timed(slot, "video")
         return

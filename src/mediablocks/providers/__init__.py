@@ -45,7 +45,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
-from ._profiles import checked_encoder, labelled_decoder
+from ._profiles import checked_encoder, labelled_decoder, profile_encoder
 from ._report import EncodeReport
 from ._response import one_reply
 from ._rules import compaction_as_user, foreign_blocks_checked
@@ -107,7 +107,13 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
     pair = _loaded.get(name)
     if pair is not None:
         return pair
-    module_name, to_name, from_name = TRANSLATORS[name]
+    entry = provider_entry(name)
+    # Shipped providers through TRANSLATORS; profiles declared at run time through their entry.
+    module_name, to_name, from_name = TRANSLATORS.get(name) or (
+        entry.package,
+        entry.encoder,
+        entry.decoder,
+    )
     qualified = f"{__name__}.{module_name}"
     try:
         module = importlib.import_module(qualified)
@@ -123,16 +129,22 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
         raise UnknownProviderError(
             f"the {name} translator ({qualified}) lacks {to_name}() or {from_name}()"
         )
-    entry = provider_entry(name)
     if entry.profile is not None:
         # A profile over another provider's translator: its replies say which endpoint they
         # came from, and it refuses what its endpoint cannot take (also where it wraps the
         # translator: llama.cpp's inlines URLs but takes no PDF or audio either).
         decoder = labelled_decoder(name, decoder)
+        encoder = profile_encoder(entry.profile, encoder)
         encoder = checked_encoder(name, encoder, entry.limits())
     with _lock:
         pair = _loaded.setdefault(name, (encoder, decoder))
     return pair
+
+
+def forget_translator(provider: str) -> None:
+    """Drop the translator pair made for ``provider`` (a profile declared again)."""
+    with _lock:
+        _loaded.pop(provider, None)
 
 
 def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .registry import REGISTRY
+from .registry import all_entries
 
 __all__ = ["BLOCKS", "capability_matrix", "provider_table", "render"]
 
@@ -23,7 +23,7 @@ def provider_table() -> str:
         "| provider | aliases | the SDK call `encode` builds fields for | URL media by default |",
         "|---|---|---|---|",
     ]
-    for entry in REGISTRY:
+    for entry in all_entries():
         aliases = ", ".join(f"`{alias}`" for alias in entry.aliases)
         page = f"[{entry.title}](providers/{entry.docs_page})"
         rows.append(
@@ -34,12 +34,13 @@ def provider_table() -> str:
 
 
 def capability_matrix() -> str:
-    """What each provider carries: seven columns, so it fits a 1280 px page."""
+    """What each provider carries, as a Markdown table: seven columns, so it fits a 1280 px
+    page. Profiles declared with `mb.register_profile` get their rows after the shipped ones."""
     rows = [
         "| | images | audio | video | documents | media in tool results | thinking replayed |",
         "|---|---|---|---|---|---|---|",
     ]
-    for entry in REGISTRY:
+    for entry in all_entries():
         c = entry.capabilities
         rows.append(
             f"| {entry.name} | {c.images} | {c.audio} | {c.video} | {c.documents} "

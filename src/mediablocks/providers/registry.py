@@ -14,6 +14,7 @@ by the profile's ``parts``. ``docs/adding-a-provider.md`` walks through both kin
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType, ModuleType
@@ -35,7 +36,10 @@ __all__ = [
     "Capabilities",
     "Profile",
     "Provider",
+    "all_entries",
     "canonical_provider",
+    "declare",
+    "forget",
     "provider_entry",
     "request_module",
 ]
@@ -72,6 +76,13 @@ class Profile:
     base: str
     differences: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     parts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    video_url: bool = False
+    """Video goes out as ``video_url`` parts (vLLM, OpenRouter; OpenAI Chat's base only)."""
+    fetches_urls: bool = True
+    """False: the endpoint fetches no URL, so URL media is downloaded and inlined by default."""
+    tool_result_media: str = "user_message"
+    """What `encode` does by default with media in tool results the tool channel refuses:
+    ``user_message`` moves it to a user message after the results, ``error`` refuses it."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,8 @@ class Provider:
     docs_page: str
     """The provider's page under ``docs/providers/``."""
     profile: Profile | None = None
+    declared_limits: ProviderLimits | None = field(default=None, compare=False)
+    """A profile declared at run time (`mb.register_profile`) carries its limits here."""
 
     def part(self, name: str) -> ModuleType:
         """The provider's ``translate``, ``stream``, ``limits`` or ``tokens`` module."""
@@ -114,7 +127,9 @@ class Provider:
         return folder
 
     def limits(self) -> ProviderLimits:
-        """The provider's limits (``<package>.limits.LIMITS``)."""
+        """The provider's limits (``<package>.limits.LIMITS``, or the declared ones)."""
+        if self.declared_limits is not None:
+            return self.declared_limits
         limits: ProviderLimits = self.part("limits").LIMITS
         if limits.provider != self.name:
             limits = replace(limits, provider=self.name)
@@ -122,6 +137,8 @@ class Provider:
 
     def limits_for_model(self, limits: ProviderLimits, model: str) -> ProviderLimits:
         """``limits`` for one model: the provider's ``for_model`` rule, or the same numbers."""
+        if self.declared_limits is not None:
+            return replace(limits, model=model)
         rule = getattr(self.part("limits"), "for_model", None)
         if rule is None:
             return replace(limits, model=model)
@@ -148,9 +165,11 @@ def _openai_compatible(
     images: str,
     audio: str,
     documents: str,
+    video: str = "—",
 ) -> Provider:
     """An OpenAI-compatible endpoint: OpenAI Chat's translator, fold and token rule; its own
-    limits (``<package>.limits``) and documented differences."""
+    limits (``<package>.limits``) and documented differences. With ``video`` (its video types)
+    video goes out as ``video_url`` parts."""
     return Provider(
         name=name,
         title=title,
@@ -164,10 +183,14 @@ def _openai_compatible(
         capabilities=Capabilities(
             images=images,
             audio=audio,
-            video=_NONE,
+            video=video if video == _NONE else f"{video} (`video_url`)",
             documents=documents,
             tool_result_media="moved to a user message¹",
-            url_media="images: the URL; others inlined",
+            url_media=(
+                "images and video: the URL; others inlined"
+                if video != _NONE
+                else "images: the URL; others inlined"
+            ),
             thinking="`reasoning_content` / `reasoning` read, not replayed",
         ),
         docs_page="openai-compatible.md",
@@ -177,6 +200,7 @@ def _openai_compatible(
             parts=MappingProxyType(
                 {"limits": package, **({"request": package} if package in _OWN_REQUEST else {})}
             ),
+            video_url=video != _NONE,
         ),
     )
 
@@ -351,8 +375,8 @@ REGISTRY: tuple[Provider, ...] = (
         docs_page="cohere.md",
     ),
     *(
-        _openai_compatible(name, title, aliases, package, facts, images, audio, documents)
-        for name, title, aliases, package, facts, images, audio, documents in (
+        _openai_compatible(name, title, aliases, package, facts, images, audio, documents, video)
+        for name, title, aliases, package, facts, images, audio, documents, video in (
             (
                 "azure-openai",
                 "Azure OpenAI",
@@ -362,6 +386,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "PNG, JPEG, WebP, GIF",
                 "WAV, MP3",
                 "PDF",
+                _NONE,
             ),
             (
                 "deepseek",
@@ -369,6 +394,7 @@ REGISTRY: tuple[Provider, ...] = (
                 (),
                 "deepseek",
                 {"media": "text only", "reasoning field": "reasoning_content (never sent back)"},
+                _NONE,
                 _NONE,
                 _NONE,
                 _NONE,
@@ -382,6 +408,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "JPEG, PNG",
                 _NONE,
                 _NONE,
+                _NONE,
             ),
             (
                 "groq",
@@ -390,6 +417,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "groq",
                 {"media": "5 images of 4 MB", "reasoning field": "reasoning"},
                 "PNG, JPEG, WebP",
+                _NONE,
                 _NONE,
                 _NONE,
             ),
@@ -402,6 +430,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "PNG, JPEG, WebP, GIF",
                 "WAV, MP3",
                 "PDF",
+                "MP4, MPEG, MOV, WebM",
             ),
             (
                 "vllm",
@@ -412,6 +441,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "PNG, JPEG, WebP, GIF",
                 "WAV, MP3",
                 _NONE,
+                "MP4, WebM",
             ),
         )
     ),
@@ -509,6 +539,62 @@ WIRE_FORMATS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY if entry.
 """The providers with a wire format of their own (no profiles): what tools show by default."""
 
 
+_DECLARED: dict[str, Provider] = {}
+"""Profiles declared at run time (`mb.register_profile`), by name, in the order declared."""
+_declare_lock = threading.Lock()
+
+
+def all_entries() -> tuple[Provider, ...]:
+    """The shipped providers, then the profiles declared at run time."""
+    return REGISTRY + tuple(_DECLARED.values())
+
+
+def declare(entry: Provider, *, replace: bool = False) -> None:
+    """Make ``entry`` (a profile declared at run time) known by its name and aliases.
+
+    Raises `InvalidOptionError` when a name or alias is a shipped provider's, or (unless
+    ``replace``) another declared profile's.
+    """
+    from ..errors import InvalidOptionError
+
+    with _declare_lock:
+        names = (entry.name, *entry.aliases)
+        for name in names:
+            owner = ALIASES.get(name, name)
+            if owner in _BY_NAME and owner not in _DECLARED:
+                raise InvalidOptionError(
+                    f"profile {entry.name!r}: {name!r} is mediablocks' own provider "
+                    f"{owner!r}; choose another name"
+                )
+            if owner in _DECLARED and not (replace and owner == entry.name):
+                raise InvalidOptionError(
+                    f"profile {entry.name!r}: {name!r} is already declared (profile {owner!r}); "
+                    "pass replace=True to declare it again"
+                )
+        _forget(entry.name)
+        _DECLARED[entry.name] = entry
+        _BY_NAME[entry.name] = entry
+        for alias in entry.aliases:
+            ALIASES[alias] = entry.name
+
+
+def forget(name: str) -> bool:
+    """Forget a declared profile (True when there was one); shipped providers stay."""
+    with _declare_lock:
+        return _forget(canonical_provider(name) if name in _DECLARED or name in ALIASES else name)
+
+
+def _forget(name: str) -> bool:
+    entry = _DECLARED.pop(name, None)
+    if entry is None:
+        return False
+    _BY_NAME.pop(name, None)
+    for alias in entry.aliases:
+        if ALIASES.get(alias) == name:
+            del ALIASES[alias]
+    return True
+
+
 def canonical_provider(name: str) -> str:
     """The canonical wire-format name for a name or alias (``openai`` -> ``openai-chat``)."""
     if not isinstance(name, str):
@@ -516,8 +602,11 @@ def canonical_provider(name: str) -> str:
     key = name.strip().lower().replace("_", "-")
     key = ALIASES.get(key, key)
     if key not in _BY_NAME:
-        known = ", ".join(PROVIDERS)
-        raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
+        known = ", ".join((*PROVIDERS, *_DECLARED))
+        raise UnknownProviderError(
+            f"unknown provider {name!r}; known: {known} (and 'openai'); declare an "
+            "OpenAI-compatible endpoint with mb.register_profile"
+        )
     return key
 
 
