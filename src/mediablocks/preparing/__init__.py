@@ -40,7 +40,7 @@ from ..convert.documents import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
 from ..convert.documents import DocumentStrategy as DocumentStrategy
 from ..convert.limits import ConversionLimits
 from ..errors import DoesNotFitError, InvalidOptionError
-from ..fetching.policy import FetchPolicy
+from ..fetching.policy import FetchPolicy, fetch_budget
 from ..limits import limits_for
 from ..media import MediaBlock
 from ..messages import Message
@@ -219,7 +219,8 @@ def prepare_with_report(
     )
     run = _Preparation(limits, options)
     run.stand_ins = stand_ins_for(transcriber, describer, stand_in_cache)
-    return walk(run, list(messages))
+    with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
+        return walk(run, list(messages))
 
 
 def prepare_block(

@@ -26,7 +26,7 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..fetching.policy import FetchPolicy
+from ..fetching.policy import FetchPolicy, fetch_budget
 from ..history.validation import check_sendable
 from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..settings import Settings
@@ -391,6 +391,13 @@ def encode_with_report(
 def _encode_with(
     messages: Message | Sequence[Message], provider: str, options: EncodeOptions
 ) -> dict[str, Any]:
+    with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call fetches
+        return _encode_in_budget(messages, provider, options)
+
+
+def _encode_in_budget(
+    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
+) -> dict[str, Any]:
     encoder, _ = translator(provider)
     listed = _as_messages(messages)
     if options.compaction == "user":
@@ -557,6 +564,16 @@ def encode_json(
     if options is not None and not isinstance(options, EncodeOptions):
         fields = {"options": options, **fields}
         options = None
+    with fetch_budget():
+        return _encode_json_in_budget(messages, provider, options, fields)
+
+
+def _encode_json_in_budget(
+    messages: Message | Sequence[Message],
+    provider: str,
+    options: EncodeOptions | None,
+    fields: dict[str, Any],
+) -> bytes:
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
     encoded = _encode_with(messages, provider, chosen)

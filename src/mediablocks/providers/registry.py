@@ -492,7 +492,7 @@ REGISTRY: tuple[Provider, ...] = (
                 video=_NONE,
                 documents="PDF, plain text",
                 tool_result_media="native (images, documents)",
-                url_media="images and PDFs: the URL",
+                url_media="inlined (the platform refuses URL sources)",
                 thinking="`thinking` with signature, `redacted_thinking`",
             ),
             docs_page="anthropic-platforms.md",
@@ -502,6 +502,7 @@ REGISTRY: tuple[Provider, ...] = (
                     {
                         "envelope": f"anthropic_version {version!r} in the JSON body",
                         "files": "no Files API: file ids raise",
+                        "URLs": "no URL sources: URL media is downloaded and inlined",
                     }
                 ),
                 parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
