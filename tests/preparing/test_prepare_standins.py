@@ -391,3 +391,32 @@ def test_unsupported_note_tells_the_model_what_was_left_out() -> None:
 def test_not_a_callable_is_an_option_error() -> None:
     with pytest.raises(mb.InvalidOptionError, match="transcriber"):
         mb.prepare([], "anthropic", transcriber="whisper")  # type: ignore[arg-type]
+
+
+def test_a_url_is_not_fetched_for_a_stand_in_unless_prepare_may_read_urls() -> None:
+    transcriber = Counting()
+    remote = mb.AudioBlock.from_url("https://example.com/voice.m4a")
+    with pytest.raises(mb.DoesNotFitError, match="takes no audio"):
+        mb.prepare(
+            [mb.UserMessage(content=[remote])],
+            "anthropic",
+            transcriber=transcriber,
+            stand_in_cache=MemoryStandInCache(),
+        )
+    assert transcriber.calls == []
+
+
+def test_a_stand_in_inside_a_tool_result_stays_there() -> None:
+    audio = mb.AudioBlock.from_path(TESTDATA / "audio" / "pcm16.wav")
+    history = [
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="c1", name="record", args={})]),
+        mb.ToolMessage(content=[mb.ToolResultBlock(tool_call_id="c1", content=[audio])]),
+    ]
+    prepared = mb.prepare(
+        history, "anthropic", transcriber=Counting("hello"), stand_in_cache=MemoryStandInCache()
+    )
+    (result,) = prepared[1].content
+    assert isinstance(result, mb.ToolResultBlock)
+    (text,) = result.content
+    assert isinstance(text, mb.TextBlock)
+    assert text.text == "[audio pcm16.wav 0:00\u20130:02, transcript] hello"

@@ -121,6 +121,8 @@ def apply_stand_ins(run: _Preparation, slots: Sequence[_Slot]) -> None:
     for slot in slots:
         if not run.problems_for(slot) or id(slot) in run.broken:
             continue
+        if not run.readable(slot.block):
+            continue  # a URL prepare may not fetch (read_urls=False) or a provider file id
         if run.takes_in_no_form(slot) is None:
             continue
         replaced = _stand_in(run, stand_ins, slot)
