@@ -307,8 +307,35 @@ def test_a_wrong_declaration_names_the_key(keys: dict[str, Any], match: str) -> 
 
 def test_shipped_names_cannot_be_taken_and_names_cannot_clash() -> None:
     with pytest.raises(mb.InvalidOptionError, match="mediablocks' own provider"):
-        mb.register_profile("openai")
+        mb.register_profile("vllm")
     with pytest.raises(mb.InvalidOptionError, match="already declared"):
         mb.register_profile("kimi")
     mb.register_profile("kimi", image_types=["png"], replace=True)
     assert limits_for("kimi").image_types == frozenset({"image/png"})
+
+
+def test_a_shipped_alias_can_name_your_own_declaration_until_forgotten() -> None:
+    assert mb.limits_for("lmstudio").provider == "llama-cpp"
+    mb.register_profile("lmstudio", image_types=["jpeg", "png", "webp"], fetches_urls=False)
+    try:
+        assert mb.limits_for("lmstudio").provider == "lmstudio"
+        assert "image/webp" in mb.limits_for("lmstudio").image_types
+        assert mb.limits_for("lm-studio").provider == "llama-cpp"  # the other alias stays
+    finally:
+        assert mb.unregister_profile("lmstudio")
+    assert mb.limits_for("lmstudio").provider == "llama-cpp"
+    assert not mb.unregister_profile("lmstudio")
+
+
+def test_replace_puts_your_declaration_in_a_shipped_providers_place() -> None:
+    mb.register_profile("vllm", image_types=["jpeg"], video="frames", replace=True)
+    try:
+        assert mb.limits_for("vllm").video_types == frozenset()
+        video = mb.VideoBlock.from_path(TESTDATA / "video" / "h264-aac.mp4")
+        with pytest.raises(mb.UnsupportedBlockError, match="vllm"):
+            mb.encode([mb.UserMessage(content=[video])], "vllm")
+    finally:
+        mb.unregister_profile("vllm")
+    assert "video/mp4" in mb.limits_for("vllm").video_types
+    fields = mb.encode([mb.UserMessage(content=[video])], "vllm")
+    assert fields["messages"][0]["content"][0]["type"] == "video_url"

@@ -109,10 +109,10 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
         return pair
     entry = provider_entry(name)
     # Shipped providers through TRANSLATORS; profiles declared at run time through their entry.
-    module_name, to_name, from_name = TRANSLATORS.get(name) or (
-        entry.package,
-        entry.encoder,
-        entry.decoder,
+    module_name, to_name, from_name = (
+        (entry.package, entry.encoder, entry.decoder)
+        if entry.declared_limits is not None
+        else TRANSLATORS[name]
     )
     qualified = f"{__name__}.{module_name}"
     try:

@@ -540,6 +540,8 @@ WIRE_FORMATS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY if entry.
 """The providers with a wire format of their own (no profiles): what tools show by default."""
 
 
+_SHIPPED: dict[str, Provider] = dict(_BY_NAME)
+_SHIPPED_ALIASES: dict[str, str] = dict(ALIASES)
 _DECLARED: dict[str, Provider] = {}
 """Profiles declared at run time (`mb.register_profile`), by name, in the order declared."""
 _declare_lock = threading.Lock()
@@ -553,46 +555,62 @@ def all_entries() -> tuple[Provider, ...]:
 def declare(entry: Provider, *, replace: bool = False) -> None:
     """Make ``entry`` (a profile declared at run time) known by its name and aliases.
 
-    Raises `InvalidOptionError` when a name or alias is a shipped provider's, or (unless
-    ``replace``) another declared profile's.
+    A shipped provider's alias (``lmstudio``) may be taken: it then names the declared profile
+    until that is forgotten. A shipped provider's own name (``vllm``), or another declared
+    profile's, takes ``replace=True``; otherwise `InvalidOptionError` says whose it is.
     """
     from ..errors import InvalidOptionError
 
     with _declare_lock:
-        names = (entry.name, *entry.aliases)
-        for name in names:
-            owner = ALIASES.get(name, name)
-            if owner in _BY_NAME and owner not in _DECLARED:
+        for name in (entry.name, *entry.aliases):
+            holder = _declared_holder(name)
+            if holder is not None and not (replace and holder == entry.name):
                 raise InvalidOptionError(
-                    f"profile {entry.name!r}: {name!r} is mediablocks' own provider "
-                    f"{owner!r}; choose another name"
-                )
-            if owner in _DECLARED and not (replace and owner == entry.name):
-                raise InvalidOptionError(
-                    f"profile {entry.name!r}: {name!r} is already declared (profile {owner!r}); "
+                    f"profile {entry.name!r}: {name!r} is already declared (profile {holder!r}); "
                     "pass replace=True to declare it again"
+                )
+            if holder is None and name in _SHIPPED and not replace:
+                raise InvalidOptionError(
+                    f"profile {entry.name!r}: {name!r} is mediablocks' own provider; choose "
+                    "another name, or pass replace=True to put your declaration in its place"
                 )
         _forget(entry.name)
         _DECLARED[entry.name] = entry
         _BY_NAME[entry.name] = entry
+        ALIASES.pop(entry.name, None)  # a shipped alias now names this profile
         for alias in entry.aliases:
             ALIASES[alias] = entry.name
 
 
+def _declared_holder(name: str) -> str | None:
+    """The declared profile that ``name`` names now, if any."""
+    if name in _DECLARED:
+        return name
+    target = ALIASES.get(name)
+    return target if target in _DECLARED else None
+
+
 def forget(name: str) -> bool:
-    """Forget a declared profile (True when there was one); shipped providers stay."""
+    """Forget a declared profile (True when there was one); what it shadowed is back."""
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else ""
     with _declare_lock:
-        return _forget(canonical_provider(name) if name in _DECLARED or name in ALIASES else name)
+        holder = _declared_holder(key)
+        return False if holder is None else _forget(holder)
 
 
 def _forget(name: str) -> bool:
     entry = _DECLARED.pop(name, None)
     if entry is None:
         return False
-    _BY_NAME.pop(name, None)
-    for alias in entry.aliases:
-        if ALIASES.get(alias) == name:
-            del ALIASES[alias]
+    if name in _SHIPPED:
+        _BY_NAME[name] = _SHIPPED[name]  # the shipped provider it stood in for is back
+    else:
+        del _BY_NAME[name]
+    for key in (name, *entry.aliases):
+        if key in _SHIPPED_ALIASES:
+            ALIASES[key] = _SHIPPED_ALIASES[key]
+        elif ALIASES.get(key) == name:
+            del ALIASES[key]
     return True
 
 
