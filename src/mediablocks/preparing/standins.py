@@ -67,10 +67,16 @@ class StandIns:
     cache: StandInCache
 
     def transcript(
-        self, content: bytes, audio: Callable[[], AudioBlock], what: str, part: str = ""
+        self,
+        content: bytes,
+        audio: Callable[[], AudioBlock],
+        what: str,
+        part: str = "",
+        complete: Callable[[Transcript], Transcript] | None = None,
     ) -> tuple[Transcript, bool]:
         """The transcript of the audio in ``content`` (cached), and whether the cache had it.
-        ``audio`` makes the block to transcribe, only on a miss."""
+        ``audio`` makes the block to transcribe, only on a miss; ``complete`` fills in what the
+        transcriber left out (the length) before it is cached."""
         assert self.transcriber is not None
         key = self._key("transcript", self.transcriber, content, part)
         found = self._cached(key, Transcript)
@@ -79,6 +85,8 @@ class StandIns:
         block = audio()
         who = f"transcriber {stand_in_name(self.transcriber)} on {what}"
         transcript = as_transcript(call_stand_in(self.transcriber, block, who), who)
+        if complete is not None:
+            transcript = complete(transcript)
         self.cache.put(key, transcript.model_dump_json())
         return transcript, False
 
@@ -163,7 +171,17 @@ def _transcript_of(
     """The transcript of an audio block, or of a video's audio track (None: it has none)."""
     block = slot.block
     if isinstance(block, AudioBlock):
-        transcript, cached = stand_ins.transcript(data, lambda: block, block.describe())
+
+        def with_length(transcript: Transcript) -> Transcript:
+            # A length found by decoding (AMR, AC-3...) is kept with the transcript, so the
+            # next prepare of the same audio decodes nothing.
+            if transcript.duration is not None:
+                return transcript
+            return transcript.model_copy(update={"duration": _duration(run, block, transcript)})
+
+        transcript, cached = stand_ins.transcript(
+            data, lambda: block, block.describe(), complete=with_length
+        )
         return transcript, cached, _duration(run, block, transcript)
     try:
         transcript, cached = track_transcript(run, slot, data)
