@@ -305,7 +305,7 @@ REGISTRY: tuple[Provider, ...] = (
             audio="MP3, WAV, FLAC, Ogg, Opus, AAC, M4A, MKA, WebM, PCM",
             video="MKV, MOV, MP4, WebM, FLV, MPEG, WMV, 3GP",
             documents="PDF, CSV, DOC(X), XLS(X), HTML, TXT, MD",
-            tool_result_media="native",
+            tool_result_media="native; audio moved to a user message¹",
             url_media="inlined (`s3://` ids as `s3Location`)",
             thinking="`reasoningContent` with signature or redacted",
         ),
