@@ -147,7 +147,9 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"media", "blocks", "messages", "_loading", "settings", "tools"}),
     frozenset({"convert", "images"}),
     frozenset({"providers"}),
-    frozenset({"tokens", "request", "streaming", "history", "preparing", "uploading", "batch"}),
+    frozenset(
+        {"tokens", "request", "streaming", "history", "preparing", "standins", "uploading", "batch"}
+    ),
     frozenset({"ray", "integrations", "cli", "__main__", "__init__"}),
 )
 

@@ -6,7 +6,11 @@ image or media library. `mediablocks.images` and `mediablocks.convert.video` re-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .usage import Usage
 
 __all__ = ["DEFAULT_MAX_FRAMES", "DEFAULT_MAX_IMAGE_PIXELS", "Change"]
 
@@ -23,11 +27,15 @@ class Change:
     """One thing preprocessing changed: ``kind`` is a short tag, ``detail`` says what exactly.
 
     Kinds: ``orientation``, ``metadata``, ``converted``, ``first_frame``, ``resized``,
-    ``re-encoded``, ``transcoded``.
+    ``re-encoded``, ``transcoded``; ``transcribed`` and ``described`` when text stands in for
+    media (``usage``: what the transcriber or describer said the call cost, ``None`` when it
+    said nothing or when ``cached``: the stand-in cache answered and nothing was called).
     """
 
     kind: str
     detail: str
+    usage: Usage | None = field(default=None, compare=False)
+    cached: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.detail}"

@@ -30,7 +30,9 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── FetchError (OSError)                 a URL could not be fetched
     │   ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
     │   └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
-    └── UploadError (OSError)                a provider's Files API (or S3) refused an upload
+    ├── UploadError (OSError)                a provider's Files API (or S3) refused an upload
+    └── StandInError (RuntimeError)          a transcriber or describer failed, or answered
+                                             with something that is not text
 
 Messages say what was wrong and with which block, e.g.
 ``ImageBlock(path 'scan.png', image/png): bytes are application/pdf, not an image``.
@@ -58,6 +60,7 @@ __all__ = [
     "MediaTypeError",
     "PathNotAllowedError",
     "SourceError",
+    "StandInError",
     "TooLargeError",
     "ToolResultMismatchError",
     "UnknownProviderError",
@@ -207,3 +210,9 @@ class UploadError(MediaBlocksError, OSError):
 
     The message names the block and the provider; the SDK's own exception is the ``__cause__``.
     """
+
+
+class StandInError(MediaBlocksError, RuntimeError):
+    """A transcriber or describer that `prepare` called failed, or answered with something that
+    is not text (nor a `Transcript` / `Description`). The message names the block and the
+    callable; the callable's own exception, if any, is the ``__cause__``."""

@@ -115,6 +115,8 @@ class ProviderLimits:
     video_bytes_measure: ByteMeasure = "raw"
     max_video_seconds: float | None = None
     """All video of one request together."""
+    video_frames: bool = True
+    """False: video may not become frames either (a declared profile with ``video=None``)."""
 
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 

@@ -31,7 +31,14 @@ from .datauri import (
 from .errors import DecodeError, InvalidSourceError, MediaTypeError
 from .fetching.policy import FetchPolicy
 from .mime import HEADER_WINDOW, detect_mime, mime_kind, normalize_mime
-from .mime._declared import _DEFINITE, _KIND_TWINS, _WEAK_DETECTIONS, _is_text_like, _same_media
+from .mime._declared import (
+    _DEFINITE,
+    _KIND_TWINS,
+    _WEAK_DETECTIONS,
+    _is_text_like,
+    _same_media,
+    _stays_text,
+)
 from .sources import (
     Base64Source,
     BytesSource,
@@ -83,7 +90,9 @@ class MediaBlock(BlockBase):
     Fields: ``source``; ``declared_mime`` (the caller's or the container's hint, normalised);
     ``filename`` (a sanitised basename, never a path); ``strict`` (raise `MediaTypeError` when the
     declared type contradicts the bytes instead of correcting it); ``metadata`` (yours and
-    `prepare`'s notes, never sent to a model).
+    `prepare`'s notes, never sent to a model); ``url_media`` (a URL block's own download hint:
+    ``"inline"`` to download it and send the bytes, ``"url"`` to let the provider fetch it;
+    ``None`` leaves it to the call's ``url_media``).
     """
 
     accepts: ClassVar[str | None] = None
@@ -95,6 +104,9 @@ class MediaBlock(BlockBase):
     strict: bool = False
     metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
     """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
+    url_media: Literal["url", "inline"] | None = None
+    """Who fetches this block's URL: ``"inline"`` (downloaded under the fetch policy, sent as
+    bytes), ``"url"`` (the provider fetches it), ``None`` (the call's ``url_media``)."""
 
     _mime: str | None = PrivateAttr(default=None)
 
@@ -252,11 +264,13 @@ class MediaBlock(BlockBase):
         *,
         filename: str | None = None,
         strict: bool = False,
+        url_media: Literal["url", "inline"] | None = None,
     ) -> _M:
         """A block over an http(s) URL. Nothing is fetched here; `read` fetches under a policy.
 
         A ``data:`` URL is decoded at once (it holds its bytes). ``file:`` URLs are refused: local
         files are read only through `from_path`, never because a URL pointed at them.
+        ``url_media`` is the block's download hint (see `MediaBlock.url_media`).
         """
         if is_data_uri(url):
             return cls.from_data_uri(url, mime_type, filename=filename, strict=strict)
@@ -268,7 +282,12 @@ class MediaBlock(BlockBase):
         if not parts.scheme or not parts.netloc:
             raise InvalidSourceError(f"{cls.__name__}.from_url needs an absolute URL, got {url!r}")
         name = filename or unquote(parts.path.rsplit("/", 1)[-1]) or None
-        return cls.from_source(URLSource(url=url), mime_type, name, strict)
+        block = cls.from_source(URLSource(url=url), mime_type, name, strict)
+        if url_media is not None:
+            if url_media not in ("url", "inline"):
+                raise InvalidSourceError(f"url_media={url_media!r}: 'url', 'inline' or None")
+            block = block.model_copy(update={"url_media": url_media})
+        return block
 
     @classmethod
     def from_file_id(
@@ -386,6 +405,8 @@ class MediaBlock(BlockBase):
             mime = declared if declared and self._prefer_declared(declared, detected) else detected
         elif detected in _WEAK_DETECTIONS and _is_text_like(declared):
             mime = declared
+        elif _stays_text(declared, detected, header):
+            mime = declared  # text that starts like a binary format's signature
         elif self.strict:
             raise MediaTypeError(
                 f"{self.describe()}: declared {declared} but the bytes are {detected}"
@@ -509,7 +530,10 @@ def media_block(
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = source if isinstance(source, bytes) else bytes(source)
         detected = detect_mime(data)
-        cls = _class_for(detected or (normalize_mime(mime_type) if mime_type else None))
+        declared = normalize_mime(mime_type) if mime_type else None
+        if declared and detected and _stays_text(declared, detected, data[:HEADER_WINDOW]):
+            detected = None  # text that only starts like a binary signature: the text kind
+        cls = _class_for(detected or declared)
         return cls.from_bytes(data, mime_type, filename=filename, strict=strict)
     if isinstance(source, os.PathLike):
         probe = FileBlock.from_path(source, mime_type, filename=filename, strict=strict)

@@ -140,10 +140,14 @@ def _add_raw(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     out = dict(first)
     for key, value in second.items():
         before = out.get(key)
-        if isinstance(before, int) and isinstance(value, int):
+        if _number(before) and _number(value):  # token counts, and seconds of audio billed
             out[key] = before + value
         elif isinstance(before, dict) and isinstance(value, dict):
             out[key] = _add_raw(before, value)
         else:
             out[key] = value
     return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

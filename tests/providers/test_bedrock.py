@@ -483,10 +483,37 @@ def test_video_and_audio_carry_their_bytes_and_decode_back(target: str) -> None:
     assert views(back) == views(history)
 
 
-def test_audio_inside_a_tool_result_raises_naming_the_call() -> None:
+def test_audio_inside_a_tool_result_raises_naming_the_call_when_asked() -> None:
     result = mb.ToolResultBlock(tool_call_id="t9", content=[mb.AudioBlock.from_bytes(make_wav())])
+    options = EncodeOptions(tool_result_media="error")
     with pytest.raises(UnsupportedBlockError, match=r"message 0, block 0.*no audio.*'t9'"):
-        to_bedrock([mb.ToolMessage(content=[result])])
+        to_bedrock([mb.ToolMessage(content=[result])], options)
+
+
+@pytest.mark.parametrize("target", ["sdk", "json"])
+def test_audio_inside_a_tool_result_moves_to_the_user_turn_after_the_results(
+    target: str,
+) -> None:
+    wav = make_wav()
+    result = mb.ToolResultBlock(
+        tool_call_id="t9", content=[mb.TextBlock(text="recorded"), mb.AudioBlock.from_bytes(wav)]
+    )
+    history = [
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="t9", name="record", args={})]),
+        mb.ToolMessage(content=[result]),
+        mb.UserMessage.text("what was said?"),
+    ]
+    fields = encode(history, target=target)
+    turn = fields["messages"][1]
+    assert turn["role"] == "user"
+    assert turn["content"][0] == {
+        "toolResult": {"toolUseId": "t9", "content": [{"text": "recorded"}]}
+    }
+    assert turn["content"][1] == {"text": "Media returned by tool call t9:"}
+    audio = turn["content"][2]["audio"]
+    assert audio["format"] == "wav"
+    assert audio["source"]["bytes"] == (wav if target == "sdk" else base64.b64encode(wav).decode())
+    assert turn["content"][3] == {"text": "what was said?"}
 
 
 # -- thinking ---------------------------------------------------------------------------------

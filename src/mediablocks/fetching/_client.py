@@ -29,13 +29,19 @@ import anyio
 import httpcore
 import httpx
 
-from ..errors import FetchError, FetchTimeoutError, MediaBlocksError
+from ..errors import DownloadTooLargeError, FetchError, FetchTimeoutError, MediaBlocksError
 from ..mime import detect_mime, normalize_mime
 from . import _addresses
 from ._body import _Body, _shown
 from ._pins import _AsyncPinnedBackend, _Deadline, _PinnedBackend, _Pins
 from ._result import FetchResult, FetchStatusError
-from .policy import FetchPolicy, current_policy
+from .policy import (
+    FetchPolicy,
+    budget_room,
+    current_policy,
+    decision_for,
+    over_budget,
+)
 
 __all__ = ["afetch", "fetch"]
 
@@ -45,6 +51,8 @@ _UNINFORMATIVE_TYPES = frozenset(
     {"application/octet-stream", "binary/octet-stream", "application/unknown"}
 )
 _CROSS_ORIGIN_DROPPED = ("authorization", "cookie")
+_OWN_HEADERS = frozenset({"host", "accept-encoding", "content-length", "transfer-encoding"})
+"""Headers a `URLDecision` may not set: the fetcher's own (it decodes the body itself)."""
 
 
 _ssl_lock = threading.Lock()
@@ -156,6 +164,53 @@ class _Hops:
         self.redirects: list[str] = []
         self.current = self._accept(url, None)
         self.origin = self._origin(self.current)
+        self.extra: dict[str, str] = {}
+        """Headers the policy's ``url_hook`` gave for the current hop."""
+        self.cap, self.budget = budget_room(policy)
+
+    def decide(self) -> None:
+        """Ask the policy's ``url_hook`` about the current hop: refused (`BlockedURLError`), or
+        the headers to send with it; and check the call's byte budget has room left."""
+        decision = decision_for(str(self.current), self.policy)
+        self.extra = {
+            name: value
+            for name, value in decision.headers.items()
+            if name.lower() not in _OWN_HEADERS
+        }
+        if self.budget is not None and self.cap <= 0:
+            raise over_budget(self.original, self.policy, self.budget)
+
+    def body(self, response: httpx.Response) -> _Body:
+        """A body reader under ``max_bytes`` and the room left in the call's budget."""
+        try:
+            return _Body(str(self.current), response.headers, self.cap)
+        except DownloadTooLargeError:
+            if self.cap < self.policy.max_bytes:
+                raise self._too_large() from None
+            raise
+
+    def _too_large(self) -> DownloadTooLargeError:
+        """The error when the call's ``max_total_bytes`` (not ``max_bytes``) stopped a body."""
+        if self.budget is not None:
+            return over_budget(self.original, self.policy, self.budget)
+        return DownloadTooLargeError(
+            f"cannot fetch {_shown(self.original)}: over "
+            f"FetchPolicy.max_total_bytes={self.policy.max_total_bytes:,}",
+            limit=self.cap,
+        )
+
+    def feed(self, body: _Body, chunk: bytes) -> None:
+        try:
+            body.feed(chunk)
+        except DownloadTooLargeError:
+            if self.cap < self.policy.max_bytes:
+                raise self._too_large() from None
+            raise
+
+    def spent(self, data: bytes) -> bytes:
+        if self.budget is not None:
+            self.budget.spend(len(data))
+        return data
 
     def _accept(self, text: str, base: httpx.URL | None) -> httpx.URL:
         try:
@@ -188,6 +243,7 @@ class _Hops:
         return {
             "User-Agent": self.policy.user_agent,
             "Accept": "*/*",
+            **self.extra,
             "Accept-Encoding": "identity",
         }
 
@@ -342,6 +398,7 @@ def _fetch(
         if deadline.expired():
             raise _timeout_error(hops.original, policy)
         host, port, ip = hops.guard()
+        hops.decide()
         if ip is not None:
             pins.add(host, port, (str(ip),))
         else:
@@ -351,12 +408,12 @@ def _fetch(
         try:
             if hops.follow(response):
                 continue
-            body = _Body(str(hops.current), response.headers, policy.max_bytes)
+            body = hops.body(response)
             for chunk in response.iter_raw():
-                body.feed(chunk)
+                hops.feed(body, chunk)
                 if deadline.expired():
                     raise _timeout_error(hops.original, policy)
-            return hops.result(response, body.finish())
+            return hops.result(response, hops.spent(body.finish()))
         finally:
             response.close()
 
@@ -424,6 +481,7 @@ async def _afetch(
         if deadline.expired():
             raise _timeout_error(hops.original, policy)
         host, port, ip = hops.guard()
+        hops.decide()
         if ip is not None:
             pins.add(host, port, (str(ip),))
         else:
@@ -435,12 +493,12 @@ async def _afetch(
         try:
             if hops.follow(response):
                 continue
-            body = _Body(str(hops.current), response.headers, policy.max_bytes)
+            body = hops.body(response)
             async for chunk in response.aiter_raw():
-                body.feed(chunk)
+                hops.feed(body, chunk)
                 if deadline.expired():
                     raise _timeout_error(hops.original, policy)
-            return hops.result(response, body.finish())
+            return hops.result(response, hops.spent(body.finish()))
         finally:
             await response.aclose()
 

@@ -10,14 +10,16 @@ for a block of code with `use_policy`, safe across threads and asyncio tasks (a 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._checks import check_bool, check_count, check_seconds, check_size, check_text
-from ..errors import InvalidOptionError
+from ..errors import BlockedURLError, DownloadTooLargeError, InvalidOptionError
 
 if TYPE_CHECKING:
     import httpx
@@ -26,7 +28,10 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_PATH_BYTES",
     "FetchPolicy",
+    "URLDecision",
     "current_policy",
+    "decision_for",
+    "fetch_budget",
     "roots_option",
     "scoped_policy",
     "use_policy",
@@ -39,6 +44,39 @@ DEFAULT_MAX_PATH_BYTES = 1024 * 1024 * 1024
 """The default cap on reading one local file (1 GiB): far above any provider's inline limit,
 yet a file that never ends (a device, a FIFO, a log being written) stops with an error instead of
 filling memory."""
+
+
+@dataclass(frozen=True)
+class URLDecision:
+    """What a `FetchPolicy.url_hook` says about one URL.
+
+    ``headers``: sent with the request for this URL only (an ``Authorization`` for your own
+    storage; a redirect to another URL asks the hook again, so credentials never follow a
+    redirect unless the hook says so for the new URL). ``refuse``: a reason; the URL is not
+    fetched (`BlockedURLError`) and is not sent to a provider either. ``fetch``: who fetches
+    it when a provider could: ``"inline"`` (downloaded here, under the policy, and sent as
+    bytes), ``"url"`` (the provider fetches it), ``"auto"`` (the call's ``url_media``).
+    """
+
+    headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    refuse: str | None = None
+    fetch: Literal["auto", "inline", "url"] = "auto"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) and "\n" not in k + v and "\r" not in k + v
+            for k, v in self.headers.items()
+        ):
+            raise InvalidOptionError("URLDecision.headers must map text names to text values")
+        object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
+        if self.refuse is not None and not isinstance(self.refuse, str):
+            raise InvalidOptionError("URLDecision.refuse must be a reason (text) or None")
+        if self.fetch not in ("auto", "inline", "url"):
+            raise InvalidOptionError("URLDecision.fetch must be 'auto', 'inline' or 'url'")
+
+
+URLHook = Callable[[str], "URLDecision | None"]
+"""``hook(url) -> URLDecision | None``: called for each URL before it is fetched or sent."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +131,14 @@ class FetchPolicy:
         default=None, compare=False, repr=False
     )
     """An httpx transport for the async client the fetcher builds."""
+    url_hook: URLHook | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """Your per-URL choices: called with each URL (and each redirect) before it is fetched, and
+    with each URL block an encoder is about to send; returns a `URLDecision` (auth headers,
+    refusing, forcing a download or the URL) or None for the defaults. Keyword only."""
+    max_total_bytes: int | None = field(default=None, kw_only=True)
+    """The most bytes all fetches of one `encode`, `prepare` or `upload` call may download
+    together (each fetch still stops at ``max_bytes``); alone, `fetch` caps one download at
+    it. None: no total. Keyword only."""
 
     def __post_init__(self) -> None:
         owner = "FetchPolicy"
@@ -100,6 +146,9 @@ class FetchPolicy:
         check_bool(owner, "allow_metadata", self.allow_metadata)
         check_size(owner, "max_bytes", self.max_bytes)
         check_size(owner, "max_path_bytes", self.max_path_bytes)
+        check_size(owner, "max_total_bytes", self.max_total_bytes, optional=True)
+        if self.url_hook is not None and not callable(self.url_hook):
+            raise InvalidOptionError("FetchPolicy.url_hook must be a callable or None")
         check_seconds(owner, "timeout", self.timeout)
         check_count(owner, "max_redirects", self.max_redirects)
         check_text(owner, "user_agent", self.user_agent)
@@ -181,3 +230,96 @@ def use_policy(policy: FetchPolicy) -> Iterator[FetchPolicy]:
         yield policy
     finally:
         _current.reset(token)
+
+
+# -- per-URL decisions and the budget of one call ------------------------------------------------
+
+
+def decision_for(url: str, policy: FetchPolicy) -> URLDecision:
+    """What ``policy``'s hook says about ``url`` (the defaults when it has none, or says None).
+
+    A hook that raises, or answers with something else, is an `InvalidOptionError` naming it:
+    the URL is never fetched on a guess.
+    """
+    hook = policy.url_hook
+    if hook is None:
+        return _DEFAULT_DECISION
+    try:
+        decision = hook(url)
+    except Exception as exc:
+        raise InvalidOptionError(
+            f"FetchPolicy.url_hook failed on {url[:200]!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if decision is None:
+        return _DEFAULT_DECISION
+    if not isinstance(decision, URLDecision):
+        raise InvalidOptionError(
+            f"FetchPolicy.url_hook returned a {type(decision).__name__}; it returns a "
+            "URLDecision or None"
+        )
+    if decision.refuse is not None:
+        raise BlockedURLError(f"{url[:200]!r} refused by FetchPolicy.url_hook: {decision.refuse}")
+    return decision
+
+
+_DEFAULT_DECISION = URLDecision()
+
+
+class FetchBudget:
+    """Bytes all fetches of one call downloaded so far, against ``max_total_bytes``."""
+
+    def __init__(self) -> None:
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def room(self, policy: FetchPolicy) -> int:
+        """The most bytes the next fetch may download under ``policy``."""
+        if policy.max_total_bytes is None:
+            return policy.max_bytes
+        with self._lock:
+            return max(min(policy.max_bytes, policy.max_total_bytes - self.used), 0)
+
+    def spend(self, size: int) -> None:
+        with self._lock:
+            self.used += size
+
+
+_budget: ContextVar[FetchBudget | None] = ContextVar("mediablocks_fetch_budget", default=None)
+
+
+@contextmanager
+def fetch_budget() -> Iterator[FetchBudget]:
+    """One budget for every fetch inside the block (`encode`, `prepare` and `upload` open one;
+    a block inside another shares the outer one)."""
+    outer = _budget.get()
+    if outer is not None:
+        yield outer
+        return
+    budget = FetchBudget()
+    token = _budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _budget.reset(token)
+
+
+def budget_room(policy: FetchPolicy) -> tuple[int, FetchBudget | None]:
+    """The cap on the next fetch's body, and the budget it counts against (None: alone)."""
+    budget = _budget.get()
+    if budget is None:
+        cap = policy.max_bytes
+        if policy.max_total_bytes is not None:
+            cap = min(cap, policy.max_total_bytes)
+        return cap, None
+    return budget.room(policy), budget
+
+
+def over_budget(url: str, policy: FetchPolicy, budget: FetchBudget) -> DownloadTooLargeError:
+    """The error for a fetch the call's ``max_total_bytes`` has no room left for."""
+    return DownloadTooLargeError(
+        f"cannot fetch {url[:200]!r}: the downloads of this call would pass "
+        f"FetchPolicy.max_total_bytes={policy.max_total_bytes:,} "
+        f"({budget.used:,} bytes already downloaded)",
+        limit=policy.max_total_bytes,
+        size=budget.used,
+    )

@@ -4,6 +4,9 @@ recognises, equivalent spellings and weak (heuristic) detections. Used by `media
 
 from __future__ import annotations
 
+import codecs
+import re
+
 # Containers that hold audio or video alike: the same file named as the other kind.
 _KIND_TWINS = {
     "video/webm": "audio/webm",
@@ -94,3 +97,26 @@ def _same_media(declared: str, detected: str) -> bool:
 
 def _is_text_like(mime: str) -> bool:
     return mime.startswith("text/") or mime.endswith(("+json", "+xml", "/json", "/xml"))
+
+
+_TEXT_FORMATS = frozenset({"application/rtf", "application/postscript", "text/rtf"})
+"""Detected formats that are text themselves: a text file starting like one is one."""
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_PDF_OBJECT = re.compile(rb"\d+\s+\d+\s+obj\b|\bxref\b|\bstartxref\b")
+
+
+def _stays_text(declared: str, detected: str, header: bytes | memoryview) -> bool:
+    """True when ``declared`` is ``text/*`` and the bytes are text that only starts like the
+    ``detected`` binary format: valid UTF-8 with no control characters (no real GIF, WAV or
+    MP4 is), and for PDF (which may be plain ASCII) no object or cross-reference table either.
+    A note that begins ``%PDF-1.4 is the header of...`` declared ``text/plain`` stays text."""
+    if not declared.startswith("text/") or _is_text_like(detected) or detected in _TEXT_FORMATS:
+        return False
+    data = bytes(header)
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
+    except UnicodeDecodeError:
+        return False
+    if _CONTROL.search(data):
+        return False
+    return not (detected == "application/pdf" and _PDF_OBJECT.search(data))

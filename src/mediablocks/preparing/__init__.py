@@ -38,11 +38,13 @@ from ..changes import Change
 from ..convert.limits import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
 from ..convert.limits import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
 from ..convert.limits import ConversionLimits
-from ..errors import DoesNotFitError
-from ..fetching.policy import FetchPolicy
+from ..errors import DoesNotFitError, InvalidOptionError
+from ..fetching.policy import FetchPolicy, fetch_budget
 from ..media import MediaBlock
 from ..messages import Message
 from ..providers.registry import limits_for
+from ..standins.cache import StandInCache, default_stand_in_cache
+from ..standins.types import Describer, Transcriber
 from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
@@ -56,6 +58,7 @@ from .slots import _counted as _counted
 from .slots import _find_media as _find_media
 from .slots import _rebuild as _rebuild
 from .slots import _Slot
+from .standins import StandIns, check_stand_in
 from .state import _Preparation
 from .totals import check_totals
 from .walk import fit, walk
@@ -102,6 +105,9 @@ def prepare(
     truncate_documents: bool = True,
     conversion_limits: ConversionLimits | None = None,
     unsupported: UnsupportedStrategy = "raise",
+    transcriber: Transcriber | None = None,
+    describer: Describer | None = None,
+    stand_in_cache: StandInCache | None = None,
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -116,7 +122,16 @@ def prepare(
     and ``time_budget``: a file that crashes or exhausts its converter is a problem naming the
     block and the limit (``docs/isolation.md``), and the caller's process lives. With
     ``unsupported="drop"`` a block the provider takes in no form (audio for Anthropic) is removed
-    and reported (`PrepareReport.dropped`) instead of raising.
+    and reported (`PrepareReport.dropped`) instead of raising; ``"note"`` leaves a short text
+    in its place saying what was left out.
+
+    Stand-ins, the last rung (``docs/stand-ins.md``): ``transcriber`` and ``describer`` are
+    your callables (sync or ``async``; `mediablocks.standins` has ready-made ones). A block the
+    provider takes in no form, even converted, becomes a timestamped transcript
+    (``[audio voice.m4a 0:00-0:42, transcript] ...``, an en dash between the times), else a
+    description; a video sent as frames gets its speech transcript between the frames. Answers
+    are cached by content hash in ``stand_in_cache`` (default: one in-memory cache per
+    process), so preparing a saved history again calls neither.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -142,6 +157,9 @@ def prepare(
         truncate_documents=truncate_documents,
         conversion_limits=conversion_limits,
         unsupported=unsupported,
+        transcriber=transcriber,
+        describer=describer,
+        stand_in_cache=stand_in_cache,
     )
     return prepared
 
@@ -171,6 +189,9 @@ def prepare_with_report(
     truncate_documents: bool = True,
     conversion_limits: ConversionLimits | None = None,
     unsupported: UnsupportedStrategy = "raise",
+    transcriber: Transcriber | None = None,
+    describer: Describer | None = None,
+    stand_in_cache: StandInCache | None = None,
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
     limits = limits_for(provider, model)
@@ -196,7 +217,10 @@ def prepare_with_report(
         conversion_limits=conversion_limits,
         unsupported=unsupported,
     )
-    return walk(_Preparation(limits, options), list(messages))
+    run = _Preparation(limits, options)
+    run.stand_ins = stand_ins_for(transcriber, describer, stand_in_cache)
+    with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
+        return walk(run, list(messages))
 
 
 def prepare_block(
@@ -267,3 +291,20 @@ def prepare_block(
             "one block: use prepare or prepare_with_report, or video='raise' / documents='raise'"
         )
     return slot.result, list(slot.changes)
+
+
+def stand_ins_for(
+    transcriber: Transcriber | None,
+    describer: Describer | None,
+    cache: StandInCache | None,
+) -> StandIns | None:
+    """The stand-ins of one `prepare` call (None when it has neither callable)."""
+    check_stand_in(transcriber, "transcriber")
+    check_stand_in(describer, "describer")
+    if cache is not None and not isinstance(cache, StandInCache):
+        raise InvalidOptionError(
+            f"stand_in_cache must have get() and put(), not be a {type(cache).__name__}"
+        )
+    if transcriber is None and describer is None:
+        return None
+    return StandIns(transcriber, describer, default_stand_in_cache() if cache is None else cache)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..blocks import ContentBlock
+from ..blocks import ContentBlock, TextBlock
 from ..convert import audio as audio_converter
 from ..convert import video as video_converter
 from ..convert.audio import AudioTarget, ConvertedAudio
@@ -19,7 +19,7 @@ from ..images import Change
 from ..media import AudioBlock
 from .slots import _replaced, _Slot
 from .state import _Preparation
-from .timed import audio_piece_blocks, derived_block, frame_blocks
+from .timed import audio_piece_blocks, derived_block, frame_blocks, label_of
 
 _FFMPEG = "FFmpeg (PyAV)"
 
@@ -190,6 +190,17 @@ def video_frames_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
         track = _convert(run, slot, data)
         changes.extend(Change(c.kind, "audio track: " + c.detail) for c in track.changes)
         blocks += audio_piece_blocks(slot.block, track.pieces, track.changes, name, track=True)
+    elif sampled.has_audio and run.stand_ins is not None and run.stand_ins.transcriber:
+        from .standins import interleave, track_transcript, transcribed_change
+
+        transcript, cached = track_transcript(run, slot, data)
+        frame_times = [frame.time for frame in sampled.frames]
+        label = label_of(slot.block)
+        blocks = interleave(
+            blocks, frame_times, label, transcript, sampled.duration or transcript.end
+        )
+        said = sum(1 for b in blocks if isinstance(b, TextBlock) and "transcript]" in b.text)
+        changes.append(transcribed_change(transcript, cached, sampled.duration, said))
     elif sampled.has_audio:
         changes.append(Change("dropped", f"audio track: {name} takes no audio"))
     slot.replace_with(blocks, changes)

@@ -19,10 +19,12 @@ VideoStrategy = Literal["convert", "frames", "raise"]
 """``"convert"``: transcode where the provider takes video, frames where it does not;
 ``"frames"``: always frames; ``"raise"``: refuse what does not fit as it is."""
 
-UnsupportedStrategy = Literal["raise", "drop"]
+UnsupportedStrategy = Literal["raise", "drop", "note"]
 """What `prepare` does with a block the provider takes in no form (audio for Anthropic, video
-for a provider taking neither video nor images): ``"raise"`` (the default) lists it in the
-`DoesNotFitError`; ``"drop"`` removes it and reports it (change kind ``dropped``)."""
+for a provider taking neither video nor images) and no stand-in replaced: ``"raise"`` (the
+default) lists it in the `DoesNotFitError`; ``"drop"`` removes it and reports it (change kind
+``dropped``); ``"note"`` puts a short text in its place telling the model what was left out
+(``[file report.pdf application/pdf: not readable by this model]``, change kind ``noted``)."""
 
 DocumentStrategy = Literal["convert", "pages", "text", "raise"]
 """How `prepare` sends a document:
@@ -93,8 +95,8 @@ class PrepareOptions:
     unsupported: UnsupportedStrategy = "raise"
 
     def __post_init__(self) -> None:
-        if self.unsupported not in ("raise", "drop"):
-            raise InvalidOptionError(f"unsupported={self.unsupported!r}: 'raise' or 'drop'")
+        if self.unsupported not in ("raise", "drop", "note"):
+            raise InvalidOptionError(f"unsupported={self.unsupported!r}: 'raise', 'drop' or 'note'")
         if self.documents not in ("convert", "pages", "text", "raise"):
             raise InvalidOptionError(
                 f"documents={self.documents!r}: 'convert', 'pages', 'text' or 'raise'"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..changes import Change
 from ..limits import ByteMeasure
+from ..usage import Usage
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,45 @@ class PrepareReport:
             for e in self.blocks
             if not e.replaced_by and any(c.kind == "dropped" for c in e.changes)
         ]
+
+    @property
+    def noted(self) -> list[BlockReport]:
+        """The blocks replaced by a note telling the model what was left out
+        (``unsupported="note"``)."""
+        return [e for e in self.blocks if any(c.kind == "noted" for c in e.changes)]
+
+    @property
+    def transcribed(self) -> list[BlockReport]:
+        """The blocks a transcript stands in for (or whose audio track it does, for frames)."""
+        return [e for e in self.blocks if any(c.kind == "transcribed" for c in e.changes)]
+
+    @property
+    def described(self) -> list[BlockReport]:
+        """The blocks a description stands in for."""
+        return [e for e in self.blocks if any(c.kind == "described" for c in e.changes)]
+
+    @property
+    def stand_in_calls(self) -> int:
+        """Transcriber and describer calls made (the stand-in cache did not have the answer)."""
+        return sum(1 for c in self._stand_in_changes() if not c.cached)
+
+    @property
+    def stand_in_cache_hits(self) -> int:
+        """Transcripts and descriptions the stand-in cache answered, with no call."""
+        return sum(1 for c in self._stand_in_changes() if c.cached)
+
+    @property
+    def stand_in_usage(self) -> Usage | None:
+        """What the calls made cost, added up as the callables reported it (None: nothing
+        reported)."""
+        total: Usage | None = None
+        for change in self._stand_in_changes():
+            if change.usage is not None:
+                total = change.usage if total is None else total + change.usage
+        return total
+
+    def _stand_in_changes(self) -> list[Change]:
+        return [c for e in self.blocks for c in e.changes if c.kind in ("transcribed", "described")]
 
     def __str__(self) -> str:
         lines = [f"prepared for {self.provider}" + (f" ({self.model})" if self.model else "")]

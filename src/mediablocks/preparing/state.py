@@ -4,7 +4,7 @@ and the checks every kind of media shares: accepted types, byte limits, duration
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
 from ..fetching.policy import FetchPolicy
@@ -13,6 +13,9 @@ from ..media import MediaBlock
 from ..sources import FileIdSource, URLSource
 from .options import PrepareOptions
 from .slots import _kind, _Slot
+
+if TYPE_CHECKING:
+    from .standins import StandIns
 
 
 class _Preparation:
@@ -29,6 +32,8 @@ class _Preparation:
         self.frames_taken = 0
         self.planned: dict[int, tuple[int, str]] = {}  # id(slot) -> (raw byte cap, reason)
         self.no_form: dict[int, str] = {}  # id(slot) -> why the provider takes it in no form
+        self.broken: set[int] = set()  # id(slot) of blocks whose bytes do not decode
+        self.stand_ins: StandIns | None = None  # the caller's transcriber / describer
 
     def raise_problems(self) -> None:
         if self.problems:
@@ -52,8 +57,13 @@ class _Preparation:
             return f"{name} takes no image input"
         if kind == "audio" and not limits.audio_types:
             return f"{name} takes no audio input"
+        if kind == "video" and not limits.video_types and not limits.video_frames:
+            return f"{name} takes no video input, not even as frames"
         if kind == "video" and not limits.video_types and "image/jpeg" not in limits.image_types:
             return f"{name} takes no video input, and no JPEG images for its frames"
+        mime = slot.block.mime_type
+        if kind == "document" and slot.replacement is None and mime not in limits.document_types:
+            return f"{name} takes no {mime} documents, and none could be made into its input"
         return None
 
     def problems_for(self, slot: _Slot) -> bool:

@@ -7,9 +7,9 @@ needs converting, so ``import mediablocks`` stays free of them.
 
 from __future__ import annotations
 
-from ..blocks import ContentBlock
+from ..blocks import ContentBlock, TextBlock
 from ..changes import Change
-from ..errors import ImageBombError, MediaBlocksError
+from ..errors import DecodeError, ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
 from ..messages import Message
@@ -31,7 +31,11 @@ def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], Pre
     plan_image_shares(run, slots, image_count)
     for slot in slots:
         fit(run, slot, image_count)
-    if run.options.unsupported == "drop":
+    if run.stand_ins is not None:
+        from .standins import apply_stand_ins
+
+        apply_stand_ins(run, slots)
+    if run.options.unsupported != "raise":
         drop_unsupported(run, slots)
     share_image_bytes(run, slots, image_count)
     check_totals(run, slots)
@@ -50,9 +54,11 @@ def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], Pre
 
 
 def drop_unsupported(run: _Preparation, slots: list[_Slot]) -> None:
-    """``unsupported="drop"``: each block with a problem that the provider takes in no form
-    (`_Preparation.takes_in_no_form`) is removed, its problems with it, and reported as
-    ``dropped``. Other problems (too big, broken) still raise."""
+    """``unsupported="drop"`` or ``"note"``: each block with a problem that the provider takes
+    in no form (`_Preparation.takes_in_no_form`) is removed, its problems with it, and reported
+    as ``dropped``; with ``"note"`` a short text takes its place, telling the model what was left
+    out (``[file report.pdf application/pdf: not readable by this model]``). Other problems
+    (too big, broken) still raise."""
     for slot in slots:
         if not run.problems_for(slot):
             continue
@@ -60,7 +66,13 @@ def drop_unsupported(run: _Preparation, slots: list[_Slot]) -> None:
         if reason is None:
             continue
         run.problems = [p for p in run.problems if not p.startswith(slot.where)]
-        slot.replace_with([], [Change("dropped", reason)])
+        if run.options.unsupported == "note":
+            from .timed import label_of
+
+            note = f"[{label_of(slot.block)} {slot.block.mime_type}: not readable by this model]"
+            slot.replace_with([TextBlock(text=note)], [Change("noted", reason)])
+        else:
+            slot.replace_with([], [Change("dropped", reason)])
 
 
 def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
@@ -116,6 +128,8 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
     except (ImageBombError, _BrokenImageError):
         raise
     except MediaBlocksError as exc:
+        if isinstance(exc, DecodeError):
+            run.broken.add(id(slot))  # no stand-in is asked to read what cannot be decoded
         run.problems.append(f"{slot.where}: {_reason(exc, block)}")
 
 
@@ -189,6 +203,8 @@ def fit_video(run: _Preparation, slot: _Slot, data: bytes) -> None:
         strategy = "transcode"
     elif strategy == "convert":
         strategy = "frames"
+    if strategy == "frames" and not run.limits.video_frames and not run.limits.video_types:
+        strategy = "raise"  # the endpoint declared it takes no video, not even as frames
     if strategy == "raise":
         run.fit_timed(slot, "video")
         return

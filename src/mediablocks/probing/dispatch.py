@@ -18,6 +18,7 @@ from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
 from .documents import _pdf
 from .images import _gif, _heif, _jpeg, _png, _webp
 from .info import MediaInfo
+from .midi import _midi
 from .sniff import _FORMAT_MIME, _sniff
 from .video import _avi, _matroska, _mp4
 
@@ -39,6 +40,7 @@ _PARSERS: dict[str, Callable[[_Data], _Fields]] = {
     "mpeg-audio": _mpeg_audio,
     "adts": _adts,
     "au": _au,
+    "midi": _midi,
     "mp4": _mp4,
     "matroska": _matroska,
     "avi": _avi,

@@ -32,6 +32,8 @@ def _sniff(d: _Data) -> str | None:
         return "au"
     if head[:4] == b"OggS":
         return "ogg"
+    if head[:4] == b"MThd":
+        return "midi"
     if head[:4] == b"\x1a\x45\xdf\xa3":
         return "matroska"
     if head[:5] == b"%PDF-" or b"%PDF-" in d.at(0, 1024):
@@ -73,4 +75,5 @@ _FORMAT_MIME = {
     "mpeg-audio": "audio/mpeg",
     "adts": "audio/aac",
     "au": "audio/basic",
+    "midi": "audio/midi",
 }

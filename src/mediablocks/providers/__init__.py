@@ -28,7 +28,7 @@ from ..errors import (
     UnknownProviderError,
     UnsupportedBlockError,
 )
-from ..fetching.policy import FetchPolicy, use_policy
+from ..fetching.policy import FetchPolicy, fetch_budget, use_policy
 from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
 from ..settings import Settings
 from ..sources._trust import loading
@@ -47,7 +47,7 @@ from ._options import (
     ProviderName,
     canonical_provider,
 )
-from ._profiles import checked_encoder, labelled_decoder
+from ._profiles import checked_encoder, labelled_decoder, profile_encoder
 from ._report import EncodeReport
 from ._response import one_reply
 from ._rules import compaction_as_user, foreign_blocks_checked
@@ -111,7 +111,13 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
     pair = _loaded.get(name)
     if pair is not None:
         return pair
-    module_name, to_name, from_name = TRANSLATORS[name]
+    entry = provider_entry(name)
+    # Shipped providers through TRANSLATORS; profiles declared at run time through their entry.
+    module_name, to_name, from_name = (
+        (entry.package, entry.encoder, entry.decoder)
+        if entry.declared_limits is not None
+        else TRANSLATORS[name]
+    )
     qualified = f"{__name__}.{module_name}"
     try:
         module = importlib.import_module(qualified)
@@ -127,16 +133,22 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
         raise UnknownProviderError(
             f"the {name} translator ({qualified}) lacks {to_name}() or {from_name}()"
         )
-    entry = provider_entry(name)
     if entry.profile is not None:
         # A profile over another provider's translator: its replies say which endpoint they
         # came from, and it refuses what its endpoint cannot take (also where it wraps the
         # translator: llama.cpp's inlines URLs but takes no PDF or audio either).
         decoder = labelled_decoder(name, decoder)
+        encoder = profile_encoder(entry.profile, encoder)
         encoder = checked_encoder(name, encoder, entry.limits())
     with _lock:
         pair = _loaded.setdefault(name, (encoder, decoder))
     return pair
+
+
+def forget_translator(provider: str) -> None:
+    """Drop the translator pair made for ``provider`` (a profile declared again)."""
+    with _lock:
+        _loaded.pop(provider, None)
 
 
 def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
@@ -383,6 +395,13 @@ def encode_with_report(
 def _encode_with(
     messages: Message | Sequence[Message], provider: str, options: EncodeOptions
 ) -> dict[str, Any]:
+    with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call fetches
+        return _encode_in_budget(messages, provider, options)
+
+
+def _encode_in_budget(
+    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
+) -> dict[str, Any]:
     encoder, _ = translator(provider)
     # The policy given to encode is the scope's for every read it makes, header peeks included:
     # a path outside its allowed_roots is not opened even to detect its type.
@@ -578,6 +597,16 @@ def encode_json(
     if options is not None and not isinstance(options, EncodeOptions):
         fields = {"options": options, **fields}
         options = None
+    with fetch_budget():
+        return _encode_json_in_budget(messages, provider, options, fields)
+
+
+def _encode_json_in_budget(
+    messages: Message | Sequence[Message],
+    provider: str,
+    options: EncodeOptions | None,
+    fields: dict[str, Any],
+) -> bytes:
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
     encoded = _encode_with(messages, provider, chosen)

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
+from ..fetching.policy import current_policy, decision_for
 from ..media import MediaBlock
 from ..messages import (
     SESSION_ROLES,
@@ -263,13 +264,18 @@ def bytes_or_base64(block: MediaBlock, options: EncodeOptions) -> bytes | str:
 def use_url(block: MediaBlock, provider_fetches: bool, options: EncodeOptions) -> bool:
     """Whether a URL block goes out as its URL (True) or is downloaded and inlined (False).
 
-    Raises `UnsupportedBlockError` when the caller asked for URLs and the provider cannot fetch.
+    Who decides, first to last: the policy's ``url_hook`` (`URLDecision.fetch`; a refusal
+    raises `BlockedURLError` before the URL goes anywhere), the block's own ``url_media`` hint,
+    the call's ``url_media``, and the provider's default (``provider_fetches``). Raises
+    `UnsupportedBlockError` when the URL was asked for and the provider cannot fetch.
     """
     if not isinstance(block.source, URLSource):
         return False
-    if options.url_media == "inline":
+    decision = decision_for(block.source.url, current_policy(options.policy))
+    choice = decision.fetch if decision.fetch != "auto" else block.url_media or options.url_media
+    if choice == "inline":
         return False
-    if options.url_media == "url":
+    if choice == "url":
         if not provider_fetches:
             raise UnsupportedBlockError(
                 f"{block.describe()}: this provider cannot fetch URLs for this kind of media; "

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..limits import MB, MIB, ByteMeasure
-from .registry import REGISTRY, limits_for
+from .registry import REGISTRY, all_entries, limits_for
 
 __all__ = ["BLOCKS", "capability_matrix", "limits_table", "provider_table", "render"]
 
@@ -24,7 +24,7 @@ def provider_table() -> str:
         "| provider | aliases | the SDK call `encode` builds fields for | URL media by default |",
         "|---|---|---|---|",
     ]
-    for entry in REGISTRY:
+    for entry in all_entries():
         aliases = ", ".join(f"`{alias}`" for alias in entry.aliases)
         page = f"[{entry.title}](providers/{entry.docs_page})"
         rows.append(
@@ -35,12 +35,13 @@ def provider_table() -> str:
 
 
 def capability_matrix() -> str:
-    """What each provider carries: seven columns, so it fits a 1280 px page."""
+    """What each provider carries, as a Markdown table: seven columns, so it fits a 1280 px
+    page. Profiles declared with `mb.register_profile` get their rows after the shipped ones."""
     rows = [
         "| | images | audio | video | documents | media in tool results | thinking replayed |",
         "|---|---|---|---|---|---|---|",
     ]
-    for entry in REGISTRY:
+    for entry in all_entries():
         c = entry.capabilities
         rows.append(
             f"| {entry.name} | {c.images} | {c.audio} | {c.video} | {c.documents} "

@@ -8,6 +8,7 @@ raises `UnsupportedBlockError` naming it, as every translator does, instead of a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..sources import FileIdSource, URLSource
 from ._common import sendable
 from ._options import EncodeOptions
 
-__all__ = ["checked_encoder", "labelled_decoder"]
+__all__ = ["checked_encoder", "labelled_decoder", "profile_encoder"]
 
 Encoder = Callable[[Sequence[Message], "EncodeOptions | None"], dict[str, Any]]
 Decoder = Callable[[Any], list[Message]]
@@ -40,6 +41,28 @@ def checked_encoder(name: str, encoder: Encoder, limits: Any) -> Encoder:
         for index, position, block in _media(messages):
             _check(name, limits, block, index, position)
         return encoder(messages, options)
+
+    return encode
+
+
+def profile_encoder(profile: Any, encoder: Encoder) -> Encoder:
+    """``encoder`` as ``profile`` (a `registry.Profile`) says: ``video_url`` parts, URL media
+    inlined where the endpoint fetches none (``url_media="auto"`` only: an explicit choice
+    stands), and its tool-result media default."""
+    if profile.video_url:
+        openai_chat: Any = encoder  # OpenAI Chat's encoder takes the keyword
+        encoder = functools.partial(openai_chat, video_url=True)
+    if profile.fetches_urls and profile.tool_result_media == "user_message":
+        return encoder
+    shared = encoder
+
+    def encode(messages: Sequence[Message], options: EncodeOptions | None = None) -> dict[str, Any]:
+        chosen = options or EncodeOptions()
+        if not profile.fetches_urls and chosen.url_media == "auto":
+            chosen = chosen.replace(url_media="inline")
+        if profile.tool_result_media == "error":
+            chosen = chosen.replace(tool_result_media="error")
+        return shared(messages, chosen)
 
     return encode
 

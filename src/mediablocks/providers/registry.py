@@ -14,6 +14,7 @@ by the profile's ``parts``. ``docs/adding-a-provider.md`` walks through both kin
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType, ModuleType
@@ -35,7 +36,10 @@ __all__ = [
     "Capabilities",
     "Profile",
     "Provider",
+    "all_entries",
     "canonical_provider",
+    "declare",
+    "forget",
     "limits_for",
     "provider_entry",
     "request_module",
@@ -73,6 +77,13 @@ class Profile:
     base: str
     differences: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     parts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    video_url: bool = False
+    """Video goes out as ``video_url`` parts (vLLM, OpenRouter; OpenAI Chat's base only)."""
+    fetches_urls: bool = True
+    """False: the endpoint fetches no URL, so URL media is downloaded and inlined by default."""
+    tool_result_media: str = "user_message"
+    """What `encode` does by default with media in tool results the tool channel refuses:
+    ``user_message`` moves it to a user message after the results, ``error`` refuses it."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,8 @@ class Provider:
     docs_page: str
     """The provider's page under ``docs/providers/``."""
     profile: Profile | None = None
+    declared_limits: ProviderLimits | None = field(default=None, compare=False)
+    """A profile declared at run time (`mb.register_profile`) carries its limits here."""
 
     def part(self, name: str) -> ModuleType:
         """The provider's ``translate``, ``stream``, ``limits`` or ``tokens`` module."""
@@ -115,7 +128,9 @@ class Provider:
         return folder
 
     def limits(self) -> ProviderLimits:
-        """The provider's limits (``<package>.limits.LIMITS``)."""
+        """The provider's limits (``<package>.limits.LIMITS``, or the declared ones)."""
+        if self.declared_limits is not None:
+            return self.declared_limits
         limits: ProviderLimits = self.part("limits").LIMITS
         if limits.provider != self.name:
             limits = replace(limits, provider=self.name)
@@ -123,6 +138,8 @@ class Provider:
 
     def limits_for_model(self, limits: ProviderLimits, model: str) -> ProviderLimits:
         """``limits`` for one model: the provider's ``for_model`` rule, or the same numbers."""
+        if self.declared_limits is not None:
+            return replace(limits, model=model)
         rule = getattr(self.part("limits"), "for_model", None)
         if rule is None:
             return replace(limits, model=model)
@@ -149,9 +166,11 @@ def _openai_compatible(
     images: str,
     audio: str,
     documents: str,
+    video: str = "—",
 ) -> Provider:
     """An OpenAI-compatible endpoint: OpenAI Chat's translator, fold and token rule; its own
-    limits (``<package>.limits``) and documented differences."""
+    limits (``<package>.limits``) and documented differences. With ``video`` (its video types)
+    video goes out as ``video_url`` parts."""
     return Provider(
         name=name,
         title=title,
@@ -165,10 +184,14 @@ def _openai_compatible(
         capabilities=Capabilities(
             images=images,
             audio=audio,
-            video=_NONE,
+            video=video if video == _NONE else f"{video} (`video_url`)",
             documents=documents,
             tool_result_media="moved to a user message¹",
-            url_media="images: the URL; others inlined",
+            url_media=(
+                "images and video: the URL; others inlined"
+                if video != _NONE
+                else "images: the URL; others inlined"
+            ),
             thinking="`reasoning_content` / `reasoning` read, not replayed",
         ),
         docs_page="openai-compatible.md",
@@ -178,6 +201,7 @@ def _openai_compatible(
             parts=MappingProxyType(
                 {"limits": package, **({"request": package} if package in _OWN_REQUEST else {})}
             ),
+            video_url=video != _NONE,
         ),
     )
 
@@ -282,7 +306,7 @@ REGISTRY: tuple[Provider, ...] = (
             audio="MP3, WAV, FLAC, Ogg, Opus, AAC, M4A, MKA, WebM, PCM",
             video="MKV, MOV, MP4, WebM, FLV, MPEG, WMV, 3GP",
             documents="PDF, CSV, DOC(X), XLS(X), HTML, TXT, MD",
-            tool_result_media="native",
+            tool_result_media="native; audio moved to a user message¹",
             url_media="inlined (`s3://` ids as `s3Location`)",
             thinking="`reasoningContent` with signature or redacted",
         ),
@@ -352,8 +376,8 @@ REGISTRY: tuple[Provider, ...] = (
         docs_page="cohere.md",
     ),
     *(
-        _openai_compatible(name, title, aliases, package, facts, images, audio, documents)
-        for name, title, aliases, package, facts, images, audio, documents in (
+        _openai_compatible(name, title, aliases, package, facts, images, audio, documents, video)
+        for name, title, aliases, package, facts, images, audio, documents, video in (
             (
                 "azure-openai",
                 "Azure OpenAI",
@@ -363,6 +387,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "PNG, JPEG, WebP, GIF",
                 "WAV, MP3",
                 "PDF",
+                _NONE,
             ),
             (
                 "deepseek",
@@ -370,6 +395,7 @@ REGISTRY: tuple[Provider, ...] = (
                 (),
                 "deepseek",
                 {"media": "text only", "reasoning field": "reasoning_content (never sent back)"},
+                _NONE,
                 _NONE,
                 _NONE,
                 _NONE,
@@ -383,6 +409,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "JPEG, PNG",
                 _NONE,
                 _NONE,
+                _NONE,
             ),
             (
                 "groq",
@@ -391,6 +418,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "groq",
                 {"media": "5 images of 4 MB", "reasoning field": "reasoning"},
                 "PNG, JPEG, WebP",
+                _NONE,
                 _NONE,
                 _NONE,
             ),
@@ -403,6 +431,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "PNG, JPEG, WebP, GIF",
                 "WAV, MP3",
                 "PDF",
+                "MP4, MPEG, MOV, WebM",
             ),
             (
                 "vllm",
@@ -413,6 +442,7 @@ REGISTRY: tuple[Provider, ...] = (
                 "PNG, JPEG, WebP, GIF",
                 "WAV, MP3",
                 _NONE,
+                "MP4, WebM",
             ),
         )
     ),
@@ -463,7 +493,7 @@ REGISTRY: tuple[Provider, ...] = (
                 video=_NONE,
                 documents="PDF, plain text",
                 tool_result_media="native (images, documents)",
-                url_media="images and PDFs: the URL",
+                url_media="inlined (the platform refuses URL sources)",
                 thinking="`thinking` with signature, `redacted_thinking`",
             ),
             docs_page="anthropic-platforms.md",
@@ -473,6 +503,7 @@ REGISTRY: tuple[Provider, ...] = (
                     {
                         "envelope": f"anthropic_version {version!r} in the JSON body",
                         "files": "no Files API: file ids raise",
+                        "URLs": "no URL sources: URL media is downloaded and inlined",
                     }
                 ),
                 parts=MappingProxyType({"stream": "anthropic", "tokens": "anthropic"}),
@@ -510,6 +541,80 @@ WIRE_FORMATS: tuple[str, ...] = tuple(entry.name for entry in REGISTRY if entry.
 """The providers with a wire format of their own (no profiles): what tools show by default."""
 
 
+_SHIPPED: dict[str, Provider] = dict(_BY_NAME)
+_SHIPPED_ALIASES: dict[str, str] = dict(ALIASES)
+_DECLARED: dict[str, Provider] = {}
+"""Profiles declared at run time (`mb.register_profile`), by name, in the order declared."""
+_declare_lock = threading.Lock()
+
+
+def all_entries() -> tuple[Provider, ...]:
+    """The shipped providers, then the profiles declared at run time."""
+    return REGISTRY + tuple(_DECLARED.values())
+
+
+def declare(entry: Provider, *, replace: bool = False) -> None:
+    """Make ``entry`` (a profile declared at run time) known by its name and aliases.
+
+    A shipped provider's alias (``lmstudio``) may be taken: it then names the declared profile
+    until that is forgotten. A shipped provider's own name (``vllm``), or another declared
+    profile's, takes ``replace=True``; otherwise `InvalidOptionError` says whose it is.
+    """
+    from ..errors import InvalidOptionError
+
+    with _declare_lock:
+        for name in (entry.name, *entry.aliases):
+            holder = _declared_holder(name)
+            if holder is not None and not (replace and holder == entry.name):
+                raise InvalidOptionError(
+                    f"profile {entry.name!r}: {name!r} is already declared (profile {holder!r}); "
+                    "pass replace=True to declare it again"
+                )
+            if holder is None and name in _SHIPPED and not replace:
+                raise InvalidOptionError(
+                    f"profile {entry.name!r}: {name!r} is mediablocks' own provider; choose "
+                    "another name, or pass replace=True to put your declaration in its place"
+                )
+        _forget(entry.name)
+        _DECLARED[entry.name] = entry
+        _BY_NAME[entry.name] = entry
+        ALIASES.pop(entry.name, None)  # a shipped alias now names this profile
+        for alias in entry.aliases:
+            ALIASES[alias] = entry.name
+
+
+def _declared_holder(name: str) -> str | None:
+    """The declared profile that ``name`` names now, if any."""
+    if name in _DECLARED:
+        return name
+    target = ALIASES.get(name)
+    return target if target in _DECLARED else None
+
+
+def forget(name: str) -> bool:
+    """Forget a declared profile (True when there was one); what it shadowed is back."""
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else ""
+    with _declare_lock:
+        holder = _declared_holder(key)
+        return False if holder is None else _forget(holder)
+
+
+def _forget(name: str) -> bool:
+    entry = _DECLARED.pop(name, None)
+    if entry is None:
+        return False
+    if name in _SHIPPED:
+        _BY_NAME[name] = _SHIPPED[name]  # the shipped provider it stood in for is back
+    else:
+        del _BY_NAME[name]
+    for key in (name, *entry.aliases):
+        if key in _SHIPPED_ALIASES:
+            ALIASES[key] = _SHIPPED_ALIASES[key]
+        elif ALIASES.get(key) == name:
+            del ALIASES[key]
+    return True
+
+
 def canonical_provider(name: str) -> str:
     """The canonical wire-format name for a name or alias (``openai`` -> ``openai-chat``)."""
     if not isinstance(name, str):
@@ -517,8 +622,11 @@ def canonical_provider(name: str) -> str:
     key = name.strip().lower().replace("_", "-")
     key = ALIASES.get(key, key)
     if key not in _BY_NAME:
-        known = ", ".join(PROVIDERS)
-        raise UnknownProviderError(f"unknown provider {name!r}; known: {known} (and 'openai')")
+        known = ", ".join((*PROVIDERS, *_DECLARED))
+        raise UnknownProviderError(
+            f"unknown provider {name!r}; known: {known} (and 'openai'); declare an "
+            "OpenAI-compatible endpoint with mb.register_profile"
+        )
     return key
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..blocks import ToolResultBlock
 from ..errors import InvalidOptionError, MediaBlocksError, UploadError
-from ..fetching.policy import FetchPolicy
+from ..fetching.policy import FetchPolicy, fetch_budget
 from ..media import MediaBlock
 from ..messages import Message
 from ..sources import BytesSource, FileIdSource, PathSource
@@ -241,29 +241,30 @@ def upload(
     Identical bytes are uploaded once even across concurrent calls (threads or tasks).
     An SDK error raises `UploadError` naming the block; a bad option `InvalidOptionError`.
     """
-    plan = _Plan(
-        messages,
-        provider,
-        client,
-        min_bytes=min_bytes,
-        cache=cache,
-        account=account,
-        target=Target(bucket, prefix, wait),
-        policy=policy,
-        verify=verify,
-    )
-    for pending in plan.to_verify:
-        assert pending.reference is not None
-        try:
-            still_there = plan.module.exists(client, pending.reference, plan.target)
-        except MediaBlocksError:
-            raise
-        except Exception as exc:
-            raise plan.failure(pending, exc, "the look-up of a cached file") from exc
-        plan.checked(pending, bool(still_there))
-    for pending in plan.to_send():
-        _send_one(plan, pending)
-    return plan.result()
+    with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
+        plan = _Plan(
+            messages,
+            provider,
+            client,
+            min_bytes=min_bytes,
+            cache=cache,
+            account=account,
+            target=Target(bucket, prefix, wait),
+            policy=policy,
+            verify=verify,
+        )
+        for pending in plan.to_verify:
+            assert pending.reference is not None
+            try:
+                still_there = plan.module.exists(client, pending.reference, plan.target)
+            except MediaBlocksError:
+                raise
+            except Exception as exc:
+                raise plan.failure(pending, exc, "the look-up of a cached file") from exc
+            plan.checked(pending, bool(still_there))
+        for pending in plan.to_send():
+            _send_one(plan, pending)
+        return plan.result()
 
 
 async def aupload(
@@ -288,60 +289,61 @@ async def aupload(
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency!r}")
-    plan = _Plan(
-        messages,
-        provider,
-        client,
-        min_bytes=min_bytes,
-        cache=cache,
-        account=account,
-        target=Target(bucket, prefix, wait),
-        policy=policy,
-        verify=verify,
-    )
-    module: ModuleType = plan.module
-    gate = asyncio.Semaphore(concurrency)
+    with fetch_budget():
+        plan = _Plan(
+            messages,
+            provider,
+            client,
+            min_bytes=min_bytes,
+            cache=cache,
+            account=account,
+            target=Target(bucket, prefix, wait),
+            policy=policy,
+            verify=verify,
+        )
+        module: ModuleType = plan.module
+        gate = asyncio.Semaphore(concurrency)
 
-    async def check(pending: _Pending) -> None:
-        assert pending.reference is not None
-        async with gate:
-            try:
-                still_there = await module.aexists(client, pending.reference, plan.target)
-            except MediaBlocksError:
-                raise
-            except Exception as exc:
-                raise plan.failure(pending, exc, "the look-up of a cached file") from exc
-        plan.checked(pending, bool(still_there))
+        async def check(pending: _Pending) -> None:
+            assert pending.reference is not None
+            async with gate:
+                try:
+                    still_there = await module.aexists(client, pending.reference, plan.target)
+                except MediaBlocksError:
+                    raise
+                except Exception as exc:
+                    raise plan.failure(pending, exc, "the look-up of a cached file") from exc
+            plan.checked(pending, bool(still_there))
 
-    async def one(pending: _Pending) -> None:
-        flight, leads = join(pending.key)
-        if not leads:
+        async def one(pending: _Pending) -> None:
+            flight, leads = join(pending.key)
+            if not leads:
+                try:
+                    pending.reference = await asyncio.wrap_future(flight)
+                except BaseException as exc:
+                    raise plan.followed(pending, exc) from exc
+                return
+            error: BaseException | None = None
             try:
-                pending.reference = await asyncio.wrap_future(flight)
+                pending.reference = plan.cache.get(pending.key)
+                if pending.reference is None:
+                    async with gate:
+                        try:
+                            uploaded = await module.asend(client, pending.item, plan.target)
+                        except MediaBlocksError:
+                            raise
+                        except Exception as exc:
+                            raise plan.failure(pending, exc) from exc
+                    plan.record(pending, uploaded)
             except BaseException as exc:
-                raise plan.followed(pending, exc) from exc
-            return
-        error: BaseException | None = None
-        try:
-            pending.reference = plan.cache.get(pending.key)
-            if pending.reference is None:
-                async with gate:
-                    try:
-                        uploaded = await module.asend(client, pending.item, plan.target)
-                    except MediaBlocksError:
-                        raise
-                    except Exception as exc:
-                        raise plan.failure(pending, exc) from exc
-                plan.record(pending, uploaded)
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            land(pending.key, flight, pending.reference, error)
+                error = exc
+                raise
+            finally:
+                land(pending.key, flight, pending.reference, error)
 
-    await asyncio.gather(*(check(pending) for pending in plan.to_verify))
-    await asyncio.gather(*(one(pending) for pending in plan.to_send()))
-    return plan.result()
+        await asyncio.gather(*(check(pending) for pending in plan.to_verify))
+        await asyncio.gather(*(one(pending) for pending in plan.to_send()))
+        return plan.result()
 
 
 def _extension(mime: str) -> str:

@@ -1,5 +1,7 @@
 """Anthropic Messages on another platform's envelope (Bedrock ``InvokeModel``, Vertex AI
-``rawPredict``): the same content, ``anthropic_version`` in the JSON body, no Files API.
+``rawPredict``): the same content, ``anthropic_version`` in the JSON body, no Files API, and no
+URL sources: both platforms refuse them ("URL content sources are not yet supported"), so URL
+images and PDFs are downloaded (safely, under the fetch policy) and sent inline by default.
 
 With the official SDK clients (``anthropic.AnthropicBedrock``, ``anthropic.AnthropicVertex``) the
 fields are exactly Anthropic's: the SDK moves the model into the URL and adds the envelope. The
@@ -13,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...blocks import ToolResultBlock
 from ...errors import UnsupportedBlockError
+from ...fetching.policy import current_policy, decision_for
 from ...media import MediaBlock
 from ...messages import Message
+from ...sources import URLSource
 from .._common import file_id_of, sendable
 from .._options import EncodeOptions
 from .translate import from_anthropic, to_anthropic
@@ -33,17 +38,50 @@ def encode_on_platform(
 ) -> dict[str, Any]:
     """Anthropic's fields for ``provider``; the JSON target adds ``anthropic_version``."""
     chosen = options or EncodeOptions()
-    for index, message in sendable(messages):
-        for position, block in enumerate(message.content):
-            if isinstance(block, MediaBlock) and file_id_of(block) is not None:
-                raise UnsupportedBlockError(
-                    f"{provider} cannot carry {block.describe()} (message {index}, block "
-                    f"{position}): the Files API is not available there; send the bytes inline"
-                )
+    if chosen.url_media == "url":
+        raise UnsupportedBlockError(
+            f"{provider} takes no URL sources (the platform refuses them); "
+            "url_media='inline' or 'auto' downloads and sends the bytes"
+        )
+    chosen = chosen.replace(url_media="inline")
+    for index, position, block in _media(messages):
+        where = f"{block.describe()} (message {index}, block {position})"
+        if file_id_of(block) is not None:
+            raise UnsupportedBlockError(
+                f"{provider} cannot carry {where}: the Files API is not available there; "
+                "send the bytes inline"
+            )
+        if isinstance(block.source, URLSource) and _wants_url(block, chosen):
+            raise UnsupportedBlockError(
+                f"{provider} cannot carry {where} as a URL: the platform refuses URL sources; "
+                "let it be downloaded and inlined"
+            )
     fields = to_anthropic(messages, chosen)
     if chosen.target == "json":
         return {"anthropic_version": version, **fields}
     return fields
+
+
+def _media(messages: Sequence[Message]) -> list[tuple[int, int, MediaBlock]]:
+    found: list[tuple[int, int, MediaBlock]] = []
+    for index, message in sendable(messages):
+        for position, block in enumerate(message.content):
+            if isinstance(block, MediaBlock):
+                found.append((index, position, block))
+            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+                found.extend(
+                    (index, position, item)
+                    for item in block.content
+                    if isinstance(item, MediaBlock)
+                )
+    return found
+
+
+def _wants_url(block: MediaBlock, options: EncodeOptions) -> bool:
+    """True when the block's own hint or the policy's ``url_hook`` asks for its URL."""
+    assert isinstance(block.source, URLSource)
+    decision = decision_for(block.source.url, current_policy(options.policy))
+    return decision.fetch == "url" or (decision.fetch == "auto" and block.url_media == "url")
 
 
 def decode_on_platform(payload: Any) -> list[Message]:

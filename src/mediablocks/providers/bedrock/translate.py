@@ -104,6 +104,9 @@ class _Encoder:
     def __init__(self, options: EncodeOptions) -> None:
         self.options = options
         self.names: set[str] = set()
+        self.moved: list[dict[str, Any]] = []
+        """Parts moved out of tool results (audio: the tool channel refuses it), for the user
+        turn that carries the results, after them (``tool_result_media="user_message"``)."""
 
     def run(self, messages: Sequence[Message]) -> dict[str, Any]:
         system, turns = group_turns(
@@ -162,7 +165,11 @@ class _Encoder:
                 part = self._content(block, index, position)
             if part is not None:
                 parts.append(part)
-        return parts
+        return self._with_moved(parts)
+
+    def _with_moved(self, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        moved, self.moved = self.moved, []
+        return parts + moved
 
     def _assistant(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
@@ -190,10 +197,12 @@ class _Encoder:
         return parts
 
     def _tool_message(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
-        return [
-            self._tool_result(block, index, position)
-            for position, block in tool_results(PROVIDER, blocks, index)
-        ]
+        return self._with_moved(
+            [
+                self._tool_result(block, index, position)
+                for position, block in tool_results(PROVIDER, blocks, index)
+            ]
+        )
 
     # -- blocks -----------------------------------------------------------------------------
 
@@ -262,7 +271,12 @@ class _Encoder:
         if isinstance(block.content, str):
             content.append({"text": block.content})
         else:
+            audio = [inner for inner in block.content if isinstance(inner, AudioBlock)]
+            if audio and self.options.tool_result_media == "user_message":
+                self._move(audio, block.tool_call_id, index, position)
             for inner in block.content:
+                if isinstance(inner, AudioBlock) and self.options.tool_result_media != "error":
+                    continue
                 try:
                     part = self._tool_result_part(inner, index, position)
                 except UnsupportedBlockError as exc:
@@ -282,6 +296,14 @@ class _Encoder:
             result["status"] = "error"
         return {"toolResult": result}
 
+    def _move(self, media: list[AudioBlock], call_id: str, index: int, position: int) -> None:
+        """Audio a tool returned, into the user turn after the results, saying whose it is."""
+        self.moved.append({"text": f"Media returned by tool call {call_id}:"})
+        for block in media:
+            part = self._content(block, index, position)
+            if part is not None:
+                self.moved.append(part)
+
     def _tool_result_part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
         if isinstance(block, TextBlock) and block.for_provider(PROVIDER).get("json"):
             try:
@@ -290,7 +312,12 @@ class _Encoder:
                 return {"text": block.text}  # edited into something that is not JSON: as text
         if isinstance(block, AudioBlock):
             raise unsupported(
-                PROVIDER, block, index, position, "Bedrock tool results carry no audio"
+                PROVIDER,
+                block,
+                index,
+                position,
+                "Bedrock tool results carry no audio; tool_result_media='user_message' moves "
+                "it into the user turn after the results",
             )
         if isinstance(block, TextBlock):
             return {"text": block.text}  # empty text is a valid (empty) result here

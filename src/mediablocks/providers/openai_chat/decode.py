@@ -19,7 +19,7 @@ from ...blocks import (
 )
 from ...datauri import b64decode
 from ...errors import DecodeError, MediaBlocksError
-from ...media import AudioBlock, FileBlock, ImageBlock
+from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import (
     AssistantMessage,
     Message,
@@ -52,6 +52,7 @@ _KNOWN_KEYS = {
     "text": frozenset({"type", "text"}),
     "image_url": frozenset({"type", "image_url"}),
     "input_audio": frozenset({"type", "input_audio"}),
+    "video_url": frozenset({"type", "video_url"}),
     "file": frozenset({"type", "file"}),
     "refusal": frozenset({"type", "refusal"}),
 }
@@ -116,6 +117,17 @@ def _audio_from_openai_chat(part: dict[str, Any], where: str) -> AudioBlock:
         mime = _FORMAT_MIMES.get(audio_format.lower(), f"audio/{audio_format.lower()}")
     block = media_from_reference(AudioBlock, value["data"], mime, None, where)
     return block.model_copy(update={"provider_data": _stored(part, "input_audio")})
+
+
+def _video_from_openai_chat(part: dict[str, Any], where: str) -> VideoBlock:
+    """A ``video_url`` part (vLLM, OpenRouter and other OpenAI-compatible servers)."""
+    value = as_dict(part.get("video_url"))
+    if isinstance(value, dict):
+        value = value.get("url")
+    if not isinstance(value, str) or not value:
+        raise DecodeError(f"{where}: video_url part has no URL string")
+    block = media_from_reference(VideoBlock, value, None, None, where)
+    return block.model_copy(update={"provider_data": _stored(part, "video_url")})
 
 
 def _assistant_audio_from_openai_chat(value: dict[str, Any], where: str) -> AudioBlock:
@@ -353,6 +365,8 @@ def _part_from_openai_chat(raw: Any, where: str) -> Block:
         return _image_from_openai_chat(part, where)
     if kind == "input_audio":
         return _audio_from_openai_chat(part, where)
+    if kind == "video_url":
+        return _video_from_openai_chat(part, where)
     if kind == "file":
         return _file_from_openai_chat(part, where)
     if kind == "refusal":

@@ -78,21 +78,24 @@ _M = TypeVar("_M", bound=MediaBlock)
 
 
 def to_openai_chat(
-    messages: Sequence[Message], options: EncodeOptions | None = None
+    messages: Sequence[Message], options: EncodeOptions | None = None, *, video_url: bool = False
 ) -> dict[str, Any]:
     """The ``messages`` field of ``client.chat.completions.create(model=..., **fields)``.
 
     The JSON target is the same: OpenAI's SDK and HTTP API both take base64 text and data URIs.
+    ``video_url``: video goes out as ``video_url`` parts (the URL, or a data URI), the form
+    vLLM, OpenRouter and other OpenAI-compatible servers read; OpenAI itself takes no video.
     """
-    encoder = _Encoder(options or EncodeOptions())
+    encoder = _Encoder(options or EncodeOptions(), video_url=video_url)
     return {"messages": encoder.run(messages)}
 
 
 class _Encoder:
     """One encoding pass: the messages so far and media moved out of tool results."""
 
-    def __init__(self, options: EncodeOptions) -> None:
+    def __init__(self, options: EncodeOptions, *, video_url: bool = False) -> None:
         self.options = options
+        self.video_url = video_url
         self.out: list[dict[str, Any]] = []
         self.moved: list[dict[str, Any]] = []
         """Parts for the user message that follows a run of tool messages."""
@@ -240,6 +243,8 @@ class _Encoder:
             return _audio_to_openai_chat(block, index, position, self.options)
         if isinstance(block, FileBlock):
             return _file_to_openai_chat(block, index, position, self.options)
+        if isinstance(block, VideoBlock) and self.video_url:
+            return _video_to_openai_chat(block, index, position, self.options)
         if isinstance(block, VideoBlock):
             raise unsupported(
                 PROVIDER,
@@ -404,6 +409,24 @@ def _audio_to_openai_chat(
         "type": "input_audio",
         "input_audio": {"data": base64_data(block, options), "format": audio_format},
     }
+
+
+def _video_to_openai_chat(
+    block: VideoBlock, index: int, position: int, options: EncodeOptions
+) -> dict[str, Any]:
+    """A ``video_url`` part (vLLM, OpenRouter): the URL where the server fetches it, else a
+    ``data:video/...;base64`` URI."""
+    if file_id_of(block) is not None:
+        raise unsupported(
+            PROVIDER, block, index, position, "video_url parts take a URL or data, not a file id"
+        )
+    if use_url(block, True, options):
+        assert isinstance(block.source, URLSource)
+        url = block.source.url
+    else:
+        inline_mime(block, options)
+        url = data_uri(block, options)
+    return {**_extra(block), "type": "video_url", "video_url": {"url": url}}
 
 
 def _assistant_audio_to_openai_chat(block: AudioBlock, index: int, position: int) -> dict[str, Any]:

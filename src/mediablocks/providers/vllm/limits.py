@@ -8,12 +8,14 @@ from ...limits import WEB_IMAGES, ProviderLimits
 
 _VLLM = (
     "https://docs.vllm.ai/en/latest/features/multimodal_inputs.html (OpenAI-compatible server: "
-    "image_url and input_audio parts; limits per prompt are the server's --limit-mm-per-prompt)"
+    "image_url, input_audio and video_url parts; limits per prompt are the server's "
+    "--limit-mm-per-prompt)"
 )
 
 LIMITS = ProviderLimits(
     provider="vllm",
     image_types=WEB_IMAGES,
     audio_types=frozenset({"audio/wav", "audio/mpeg"}),
+    video_types=frozenset({"video/mp4", "video/webm"}),
     sources=MappingProxyType({"*": _VLLM}),
 )
