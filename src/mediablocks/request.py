@@ -28,7 +28,8 @@ from .media import MediaBlock
 from .messages import AssistantMessage, Message, coerce_messages
 from .providers._options import EncodeOptions
 from .providers._report import EncodeReport, drop_or_raise
-from .providers.registry import canonical_provider, request_module
+from .providers._tool_order import mark_tool_order, rekeyed, restore_tool_order
+from .providers.registry import canonical_provider, provider_entry, request_module
 from .settings import Settings
 from .sources import FileIdSource, URLSource
 from .tools import Tool, check_tool_choice
@@ -142,8 +143,19 @@ def decode_request(body: Any, provider: str) -> Request:
     data = _body(body, provider)
     module = request_module(provider)
     fields, rest = module.decode_fields(data)
+    name = canonical_provider(provider)
+    base = _wire_format(name)
+    tools = mark_tool_order(fields.get("tools") or [], data, rest, base)
+    fields["tools"] = [rekeyed(tool, base, name) for tool in tools]
     messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
-    return Request(messages=messages, extra=rest, provider=canonical_provider(provider), **fields)
+    return Request(messages=messages, extra=rest, provider=name, **fields)
+
+
+def _wire_format(name: str) -> str:
+    """The provider whose request module a profile uses (its tools' fields are kept under the
+    profile's own name, so they go back to that endpoint only)."""
+    entry = provider_entry(name)
+    return entry.profile.base if entry.profile is not None else entry.name
 
 
 def encode_request(
@@ -188,9 +200,11 @@ def _encode_request(
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
     module = request_module(provider)
+    name = canonical_provider(provider)
+    base = _wire_format(name)
     fields: dict[str, Any] = {
         "target": target,
-        "tools": request.tools or None,
+        "tools": [rekeyed(tool, name, base) for tool in request.tools] or None,
         "tool_choice": request.tool_choice,
         "settings": _model_settings(request, provider, module, options, report),
         **options,
@@ -200,9 +214,28 @@ def _encode_request(
     else:
         out, found = encode_with_report(request.messages, provider, **fields)
         report.dropped.extend(found.dropped)
-    extra = _own_extra(request, canonical_provider(provider), options, report)
+    extra = _own_extra(request, name, options, report)
     body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
+    restore_tool_order(body, [rekeyed(tool, name, base) for tool in request.tools], base)
+    if target == "json":
+        _check_required(body, name, getattr(module, "REQUIRED_FIELDS", ()))
     return body
+
+
+def _check_required(body: dict[str, Any], provider: str, required: tuple[str, ...]) -> None:
+    """`InvalidOptionError` naming each field the provider's API refuses a request body without
+    (its API reference and SDK types mark them required), instead of a body it would refuse.
+    SDK keyword arguments are not checked: the SDK call takes them beside (``max_tokens=...``)."""
+    missing = [field for field in required if body.get(field) is None]
+    if missing:
+        raise InvalidOptionError(
+            f"{provider} request bodies need {' and '.join(missing)}: set "
+            + ", ".join(_where(field) for field in missing)
+        )
+
+
+def _where(field: str) -> str:
+    return "Settings.max_tokens" if field == "max_tokens" else f"Request.{field}"
 
 
 def _model_settings(

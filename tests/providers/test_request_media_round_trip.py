@@ -20,6 +20,7 @@ def _request(provider: str, media: list[mb.ContentBlock]) -> mb.Request:
     return mb.Request(
         messages=[mb.UserMessage(content=[mb.TextBlock(text="What is this?"), *media])],
         model="model-1",
+        settings=mb.Settings(max_tokens=100),  # Anthropic request bodies require it
     )
 
 

@@ -84,8 +84,10 @@ def requests(draw: st.DrawFn, provider: str) -> mb.Request:
     choice = draw(st.sampled_from([None, "auto", "none", "required", "get_weather"]))
     if _choice_key(choice) in cannot or (provider in AUTO_UNSENT and choice == "auto"):
         choice = None  # auto is not sent there: no field carries it back
+    # Anthropic's Messages API requires max_tokens: a JSON body without it is refused.
+    required = provider.startswith("anthropic")
     values: dict[str, Any] = {
-        "max_tokens": draw(st.none() | st.integers(1, 10_000)),
+        "max_tokens": draw((st.nothing() if required else st.none()) | st.integers(1, 10_000)),
         "temperature": draw(st.none() | st.floats(0, 2)),
         "top_p": draw(st.none() | st.floats(0, 1)),
         "stop": draw(

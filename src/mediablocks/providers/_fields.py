@@ -15,14 +15,18 @@ from ._report import drop_or_raise
 from ._schema import to_strict_schema
 
 __all__ = [
+    "MARK",
     "add_request_fields",
     "chat_settings_fields",
     "chat_settings_from",
     "decoded_settings",
+    "function_entry",
+    "own_fields",
     "rest_of",
     "strict_schema",
     "tool_choice_name",
     "tool_from",
+    "tool_note",
     "unsupported_setting",
     "usage_numbers",
 ]
@@ -56,6 +60,23 @@ def tool_choice_name(options: EncodeOptions) -> str | None:
     return choice if choice is not None and choice not in TOOL_CHOICES else None
 
 
+MARK = "_"
+"""``provider_data[provider]`` keys starting with this are mediablocks' own notes about a
+decoded tool (where its schema came from, its place among the request's tools...), never sent."""
+
+
+def own_fields(tool: Tool, provider: str) -> dict[str, Any]:
+    """The unmodelled fields of ``tool``'s definition for ``provider``, as decoded, without
+    mediablocks' notes: what goes back into that provider's definition."""
+    stored = tool.provider_data.get(provider, {})
+    return {key: value for key, value in stored.items() if not key.startswith(MARK)}
+
+
+def tool_note(tool: Tool, provider: str, name: str) -> Any:
+    """One of mediablocks' notes about a decoded tool (``_entry``, ``_index``...), or None."""
+    return tool.provider_data.get(provider, {}).get(MARK + name)
+
+
 def tool_from(
     provider: str,
     name: Any,
@@ -65,18 +86,27 @@ def tool_from(
     strict: Any = False,
     rest: dict[str, Any] | None = None,
     absent_strict: bool | None = False,
+    notes: dict[str, Any] | None = None,
 ) -> Tool:
     """A `Tool` from a provider's tool definition; its unmodelled keys go to ``provider_data``.
 
     ``absent_strict`` is what a definition without a ``strict`` value holds: False where the
     provider reads absent as not strict, None where absent means the provider's own default
-    (OpenAI Responses), so the tool goes back out without the flag."""
+    (OpenAI Responses), so the tool goes back out without the flag. An empty ``description``
+    is kept as the definition's own field, so it goes back out empty rather than absent.
+    ``notes`` are mediablocks' own notes (``MARK`` is added to their names)."""
     if not isinstance(name, str):
         raise DecodeError(f"{provider} tool without a name string")
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     if not isinstance(parameters, dict):
         raise DecodeError(f"{provider} tool {name!r}: parameters are not a JSON schema object")
+    rest = dict(rest or {})
+    if description == "":
+        rest["description"] = ""
+    for key, value in (notes or {}).items():
+        if value is not None:
+            rest[MARK + key] = value
     try:
         return Tool(
             name=name,
@@ -172,6 +202,17 @@ def usage_numbers(message: AssistantMessage, provider: str) -> dict[str, Any] | 
 # -- OpenAI-style function tools (OpenAI Chat, Mistral, Ollama) -------------------------------
 
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+_ENTRY_KEYS = frozenset({"type", "function"})
+
+
+def function_entry(tool: Tool, provider: str, function: dict[str, Any]) -> dict[str, Any]:
+    """``{"type": "function", "function": ...}`` with the entry's own fields beside them as
+    decoded (OpenRouter's ``cache_control``...), and without ``type`` where it had none."""
+    entry: dict[str, Any] = dict(tool_note(tool, provider, "entry") or {})
+    if not tool_note(tool, provider, "untyped"):
+        entry["type"] = "function"
+    entry["function"] = function
+    return entry
 
 
 def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> list[dict[str, Any]]:
@@ -179,7 +220,7 @@ def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> li
     provider takes a ``strict`` flag (a strict tool raises where it does not)."""
     out: list[dict[str, Any]] = []
     for tool in options.tools:
-        function: dict[str, Any] = {**tool.provider_data.get(provider, {}), "name": tool.name}
+        function: dict[str, Any] = {**own_fields(tool, provider), "name": tool.name}
         if tool.description:
             function["description"] = tool.description
         function["parameters"] = (
@@ -187,9 +228,11 @@ def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> li
         )
         if tool.strict and strict:
             function["strict"] = True
+        elif tool.strict is False and strict and tool_note(tool, provider, "strict_false"):
+            function["strict"] = False
         elif tool.strict:
             drop_or_raise(options, provider, f"strict mode of tool {tool.name!r}", "no strict mode")
-        out.append({"type": "function", "function": function})
+        out.append(function_entry(tool, provider, function))
     return out
 
 
@@ -200,6 +243,7 @@ def tools_from_functions(items: Any, provider: str) -> tuple[list[Tool], list[An
     for item in items or []:
         function = item.get("function") if isinstance(item, dict) else None
         if item.get("type", "function") == "function" and isinstance(function, dict):
+            entry = {k: v for k, v in item.items() if k not in _ENTRY_KEYS}
             tools.append(
                 tool_from(
                     provider,
@@ -208,6 +252,11 @@ def tools_from_functions(items: Any, provider: str) -> tuple[list[Tool], list[An
                     function.get("parameters"),
                     strict=function.get("strict"),
                     rest={k: v for k, v in function.items() if k not in _FUNCTION_KEYS},
+                    notes={
+                        "entry": entry or None,
+                        "untyped": True if "type" not in item else None,
+                        "strict_false": True if function.get("strict") is False else None,
+                    },
                 )
             )
         else:

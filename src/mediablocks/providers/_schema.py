@@ -175,7 +175,8 @@ def to_gemini_schema(
 
 def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str, Any]:
     """``schema`` for OpenAI's strict mode: every object lists all its properties as required
-    (the optional ones become nullable, their defaults dropped) and refuses extra properties."""
+    (the optional ones become nullable, their defaults dropped; the order ``required`` had is
+    kept) and refuses extra properties."""
     out = copy.deepcopy(schema)
 
     def walk(node: Any) -> None:
@@ -205,7 +206,8 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
                         prop["type"] = [prop["type"], "null"]
                     elif isinstance(prop.get("type"), list) and "null" not in prop["type"]:
                         prop["type"] = [*prop["type"], "null"]
-            node["required"] = list(properties)
+            given = [name for name in node.get("required", []) if name in properties]
+            node["required"] = [*given, *(name for name in properties if name not in given)]
             extra = node.get("additionalProperties")
             if extra not in (None, False):
                 raise UnsupportedSettingError(

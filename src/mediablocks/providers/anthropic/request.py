@@ -21,6 +21,7 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    own_fields,
     rest_of,
     strict_schema,
     tool_choice_name,
@@ -34,6 +35,7 @@ from .translate import PROVIDER, to_anthropic
 
 __all__ = [
     "MESSAGE_FIELDS",
+    "REQUIRED_FIELDS",
     "add_request_fields",
     "decode_fields",
     "encode_fields",
@@ -41,6 +43,9 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"messages", "system"})
+REQUIRED_FIELDS = ("max_tokens",)
+"""What the Messages API refuses a request without besides the messages and the model (the API
+reference and the SDK's ``MessageCreateParams`` mark ``max_tokens`` required)."""
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "strict", "type"})
 _CHOICES = {"auto": "auto", "none": "none", "required": "any"}
 
@@ -93,7 +98,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
 
 
 def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
-    part: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+    part: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
     if tool.description:
         part["description"] = tool.description
     part["input_schema"] = strict_schema(tool, PROVIDER, options)

@@ -23,6 +23,7 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    own_fields,
     strict_schema,
     tool_choice_name,
     tool_from,
@@ -111,7 +112,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
 
 
 def _spec(tool: Any, options: EncodeOptions) -> dict[str, Any]:
-    spec: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+    spec: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
     if tool.description:
         spec["description"] = tool.description
     spec["inputSchema"] = {"json": strict_schema(tool, PROVIDER, options)}

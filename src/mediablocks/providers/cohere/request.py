@@ -23,6 +23,8 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    function_entry,
+    own_fields,
     pop_settings,
     rest_of,
     tool_choice_name,
@@ -103,7 +105,7 @@ def _tools(options: EncodeOptions) -> dict[str, Any]:
     tools: list[dict[str, Any]] = []
     strict = all(tool.strict for tool in options.tools)
     for tool in options.tools:
-        function: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+        function: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
         if tool.description:
             function["description"] = tool.description
         function["parameters"] = tool.parameters
@@ -114,7 +116,7 @@ def _tools(options: EncodeOptions) -> dict[str, Any]:
                 f"strict mode of tool {tool.name!r}",
                 "Cohere's strict_tools applies to all the tools of a request or none",
             )
-        tools.append({"type": "function", "function": function})
+        tools.append(function_entry(tool, PROVIDER, function))
     out: dict[str, Any] = {"tools": tools}
     if strict:
         out["strict_tools"] = True
@@ -145,6 +147,11 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                 function.get("parameters"),
                 strict=strict,
                 rest={k: v for k, v in function.items() if k not in _FUNCTION_KEYS},
+                notes={
+                    "entry": {k: v for k, v in item.items() if k not in ("type", "function")}
+                    or None,
+                    "untyped": True if "type" not in item else None,
+                },
             )
         )
     if others:

@@ -21,6 +21,7 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    own_fields,
     rest_of,
     strict_schema,
     tool_choice_name,
@@ -87,7 +88,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
 
 def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
     part: dict[str, Any] = {
-        **tool.provider_data.get(PROVIDER, {}),
+        **own_fields(tool, PROVIDER),
         "type": "function",
         "name": tool.name,
     }
