@@ -216,7 +216,12 @@ def _encode_request(
         report.dropped.extend(found.dropped)
     extra = _own_extra(request, name, options, report)
     body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
-    restore_tool_order(body, [rekeyed(tool, name, base) for tool in request.tools], base)
+    sent_tools = [rekeyed(tool, name, base) for tool in request.tools]
+    own_order = getattr(module, "restore_tool_order", None)
+    if own_order is not None:
+        own_order(body, sent_tools)
+    else:
+        restore_tool_order(body, sent_tools, base)
     if target == "json":
         _check_required(body, name, getattr(module, "REQUIRED_FIELDS", ()))
     return body

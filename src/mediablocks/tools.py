@@ -64,7 +64,8 @@ class Tool(BaseModel):
                 f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-', "
                 "starting with a letter or '_' (what every provider accepts)"
             )
-        if self.parameters.get("type", "object") != "object":
+        kind = self.parameters.get("type", "object")
+        if not (isinstance(kind, str) and kind.lower() == "object"):  # Gemini writes OBJECT
             raise ValueError(
                 f"tool {self.name!r}: parameters must be an object schema, "
                 f"not type {self.parameters.get('type')!r}"

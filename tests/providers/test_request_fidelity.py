@@ -115,3 +115,83 @@ def test_another_providers_tool_fields_never_leak() -> None:
         assert "x_custom" not in sent["tools"][0]["function"]
     with pytest.raises(UnsupportedSettingError):
         mb.encode_request(mb.decode_request({**body, "user": "u"}, "groq"), "anthropic")
+
+
+# -- Gemini -----------------------------------------------------------------------------------
+
+FULL_SCHEMA = {
+    "type": "object",
+    "properties": {"tags": {"type": "object", "additionalProperties": {"type": "integer"}}},
+    "required": ["tags"],
+    "additionalProperties": False,
+}
+OPENAPI = {
+    "type": "OBJECT",
+    "properties": {
+        "location": {"type": "STRING", "description": "City", "nullable": True},
+        "days": {"type": "INTEGER", "format": "int32"},
+    },
+    "required": ["location"],
+}
+
+
+def _gemini_body(tools: Any) -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": tools}
+
+
+def test_gemini_parameters_json_schema_stays_full_json_schema() -> None:
+    declaration = {"name": "tag", "description": "Tags", "parametersJsonSchema": FULL_SCHEMA}
+    body = _gemini_body([{"functionDeclarations": [declaration]}])
+    assert _round_trip(body, "gemini") == body
+    request = mb.decode_request(body, "gemini")
+    assert request.tools[0].parameters == FULL_SCHEMA
+    sdk = mb.encode_request(request, "gemini")
+    assert sdk["config"]["tools"][0]["function_declarations"][0]["parameters_json_schema"] == (
+        FULL_SCHEMA
+    )
+    openai = mb.encode_request(request, "openai-chat", target="json")
+    assert openai["tools"][0]["function"]["parameters"] == FULL_SCHEMA
+
+
+def test_gemini_upper_case_openapi_schema_is_read_kept_and_translated() -> None:
+    body = _gemini_body({"functionDeclarations": [{"name": "w", "parameters": OPENAPI}]})
+    assert _round_trip(body, "gemini")["tools"] == [body["tools"]]  # a lone object is a list
+    request = mb.decode_request(body, "gemini")
+    assert request.tools[0].parameters == OPENAPI
+    anthropic = mb.encode_request(
+        request.model_copy(update={"settings": mb.Settings(max_tokens=5)}), "anthropic"
+    )
+    assert anthropic["tools"][0]["input_schema"] == {
+        "type": "object",
+        "properties": {
+            "location": {"type": ["string", "null"], "description": "City"},
+            "days": {"type": "integer", "format": "int32"},
+        },
+        "required": ["location"],
+    }
+
+
+def test_gemini_tool_entries_keep_their_grouping_and_order() -> None:
+    tools = [
+        {"googleSearch": {}},
+        {"functionDeclarations": [{"name": "a", "parameters": {"type": "OBJECT"}}]},
+        {"codeExecution": {}},
+        {"functionDeclarations": [{"name": "b"}, {"name": "c", "description": ""}]},
+    ]
+    body = _gemini_body(tools)
+    assert _round_trip(body, "gemini")["tools"] == tools
+
+
+def test_gemini_contents_keep_their_roles_and_their_cut() -> None:
+    body = {
+        "contents": [
+            {"parts": [{"text": "no role"}]},
+            {"role": "user", "parts": [{"text": "a"}]},
+            {"role": "user", "parts": [{"fileData": {"fileUri": "gs://b/x.png"}}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+            {"role": "function", "parts": [{"functionResponse": {"name": "f", "response": {}}}]},
+        ],
+        "systemInstruction": {"role": "user", "parts": [{"text": "Be brief."}]},
+        "generationConfig": {},
+    }
+    assert _round_trip(body, "gemini") == body

@@ -12,7 +12,7 @@ from ..settings import Settings
 from ..tools import TOOL_CHOICES, Tool
 from ._options import EncodeOptions
 from ._report import drop_or_raise
-from ._schema import to_strict_schema
+from ._schema import portable_schema, to_strict_schema
 
 __all__ = [
     "MARK",
@@ -27,6 +27,7 @@ __all__ = [
     "tool_choice_name",
     "tool_from",
     "tool_note",
+    "tool_schema",
     "unsupported_setting",
     "usage_numbers",
 ]
@@ -47,11 +48,17 @@ def unsupported_settings(
             unsupported_setting(options, provider, name, reason)
 
 
+def tool_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's parameters as JSON Schema for a provider other than Gemini: a schema Gemini
+    sent in its OpenAPI subset (``OBJECT``, ``nullable``) is converted (`portable_schema`)."""
+    return portable_schema(tool.parameters)
+
+
 def strict_schema(tool: Tool, provider: str, options: EncodeOptions) -> dict[str, Any]:
     """The tool's parameters, made strict-mode compatible when the tool asks for strict."""
     if not tool.strict:
-        return tool.parameters
-    return to_strict_schema(tool.parameters, f"{provider} tool {tool.name!r}")
+        return tool_schema(tool)
+    return to_strict_schema(tool_schema(tool), f"{provider} tool {tool.name!r}")
 
 
 def tool_choice_name(options: EncodeOptions) -> str | None:
@@ -224,7 +231,7 @@ def function_tools(options: EncodeOptions, provider: str, *, strict: bool) -> li
         if tool.description:
             function["description"] = tool.description
         function["parameters"] = (
-            strict_schema(tool, provider, options) if strict else tool.parameters
+            strict_schema(tool, provider, options) if strict else tool_schema(tool)
         )
         if tool.strict and strict:
             function["strict"] = True

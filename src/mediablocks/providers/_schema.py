@@ -15,7 +15,13 @@ from typing import Any
 
 from ..errors import UnsupportedSettingError
 
-__all__ = ["inline_refs", "to_gemini_schema", "to_strict_schema"]
+__all__ = [
+    "from_gemini_schema",
+    "inline_refs",
+    "portable_schema",
+    "to_gemini_schema",
+    "to_strict_schema",
+]
 
 _MAX_DEPTH = 32
 
@@ -158,7 +164,7 @@ def to_gemini_schema(
                 else:
                     lost.append(f"{here}: enum of non-strings {value!r} (Gemini takes strings)")
             elif key == "format":
-                if value in _GEMINI_FORMATS.get(str(node.get("type")), set()):
+                if value in _GEMINI_FORMATS.get(str(node.get("type")).lower(), set()):
                     out[key] = value
                 else:
                     lost.append(f"{here}: format {value!r} is not one Gemini takes")
@@ -262,3 +268,77 @@ def to_ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
     walked: dict[str, Any] = walk(schema)
     return walked
+
+
+_GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def portable_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as JSON Schema every provider reads: a schema written in Gemini's OpenAPI
+    subset (upper-case type names, ``nullable``) is converted (`from_gemini_schema`), any other
+    is returned as it is."""
+    return from_gemini_schema(schema) if _gemini_only(schema, 0) else schema
+
+
+def _gemini_only(node: Any, depth: int) -> bool:
+    """True when a schema uses Gemini's OpenAPI forms: an upper-case type name or ``nullable``."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, list):
+        return any(_gemini_only(item, depth + 1) for item in node)
+    if not isinstance(node, dict):
+        return False
+    kind = node.get("type")
+    if "nullable" in node or (isinstance(kind, str) and kind in _GEMINI_TYPES):
+        return True
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            if any(_gemini_only(item, depth + 1) for item in value.values()):
+                return True
+        elif (key in ("items", "additionalProperties", "not") or key in _SCHEMA_LISTS) and (
+            _gemini_only(value, depth + 1)
+        ):
+            return True
+    return False
+
+
+def from_gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini ``Schema`` (the OpenAPI subset of ``parameters`` and ``responseSchema``) as JSON
+    Schema, for other providers: its upper-case type names (``OBJECT``, ``STRING``) in lower
+    case, and ``nullable: true`` as a ``null`` type (or a ``null`` choice beside ``anyOf``).
+    Every other keyword (``format``, ``enum``, ``propertyOrdering``...) is kept as written;
+    property names are the caller's and never touched."""
+
+    def walk(node: Any, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            raise UnsupportedSettingError(f"Gemini schema nested deeper than {_MAX_DEPTH}")
+        if isinstance(node, list):
+            return [walk(item, depth + 1) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                out[key] = {name: walk(item, depth + 1) for name, item in value.items()}
+            elif key == "type" and isinstance(value, str) and value.upper() in _GEMINI_TYPES:
+                out[key] = value.lower()
+            elif key in ("items", "additionalProperties", "not") or key in _SCHEMA_LISTS:
+                out[key] = walk(value, depth + 1)
+            elif key != "nullable":
+                out[key] = value
+        if node.get("nullable") is True:
+            kind = out.get("type")
+            if isinstance(kind, str):
+                out["type"] = [kind, "null"]
+            elif isinstance(out.get("anyOf"), list):
+                out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+            else:
+                out["nullable"] = True
+        elif "nullable" in node:
+            out["nullable"] = node["nullable"]
+        return out
+
+    converted: dict[str, Any] = walk(schema, 0)
+    return converted

@@ -97,6 +97,20 @@ _FREE_FORM = frozenset({"args", "response", "parameters", "parameters_json_schem
 _FREE_FORM |= {"response_json_schema", "response_schema", "properties", "part_metadata"}
 
 
+def _standard_base64(text: str) -> str:
+    """Protobuf JSON "accepts either standard or URL-safe base64 encoding with/without
+    paddings" for bytes (https://protobuf.dev/programming-guides/json/): compared as standard
+    base64 with padding."""
+    import base64
+
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+    except ValueError:
+        return text
+    return base64.b64encode(raw).decode()
+
+
 def _snake_keys(value: Any) -> Any:
     """Gemini: every field in either spelling. The REST API's JSON is proto3 JSON, whose parsers
     "accept both the lowerCamelCase name and the original proto field name"
@@ -110,6 +124,34 @@ def _snake_keys(value: Any) -> Any:
     for key, item in value.items():
         name = _snake(key)
         out[name] = item if name in _FREE_FORM else _snake_keys(item)
+        if name in ("data", "thought_signature") and isinstance(item, str):
+            out[name] = _standard_base64(item)
+    return out
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, dict) else value
+
+
+def _lone_objects_as_lists(body: Any) -> Any:
+    """Gemini: ``contents``, a content's ``parts`` and ``tools`` given as one object are read as
+    a list of that object. The REST quickstarts of Google's own Gemini cookbook send all three
+    that way (quickstarts/rest/System_instructions_REST.ipynb, Function_calling_REST.ipynb)."""
+    if not isinstance(body, dict):
+        return body
+    out = dict(body)
+    for key in ("contents", "tools"):
+        if key in out:
+            out[key] = _as_list(out[key])
+    if isinstance(out.get("contents"), list):
+        out["contents"] = [
+            {**c, "parts": _as_list(c["parts"])} if isinstance(c, dict) and "parts" in c else c
+            for c in out["contents"]
+        ]
+    for key in ("system_instruction", "systemInstruction"):
+        content = out.get(key)
+        if isinstance(content, dict) and "parts" in content:
+            out[key] = {**content, "parts": _as_list(content["parts"])}
     return out
 
 
@@ -123,7 +165,7 @@ def normalised(provider: str, kind: str, body: Any) -> Any:
         if base == "anthropic" and isinstance(body.get("system"), str):
             body["system"] = [_text_part(body["system"])]
     if base == "gemini":
-        body = _snake_keys(body)
+        body = _snake_keys(_lone_objects_as_lists(body) if kind == "request" else body)
     return body
 
 

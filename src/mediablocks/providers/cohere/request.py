@@ -29,6 +29,7 @@ from .._fields import (
     rest_of,
     tool_choice_name,
     tool_from,
+    tool_schema,
     unsupported_setting,
     usage_numbers,
 )
@@ -108,7 +109,7 @@ def _tools(options: EncodeOptions) -> dict[str, Any]:
         function: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
         if tool.description:
             function["description"] = tool.description
-        function["parameters"] = tool.parameters
+        function["parameters"] = tool_schema(tool)
         if tool.strict and not strict:
             drop_or_raise(
                 options,

@@ -56,6 +56,17 @@ _RESPONSE_JSON = "response_json"
 _AS_FILE_URI = "as_file_uri"
 """Marks an http(s) URL that Gemini sent as ``file_data``: it goes back as ``file_data``."""
 _MARKERS = frozenset({_SYNTHETIC_ID, _RESPONSE_JSON, _AS_FILE_URI})
+_SENT_TYPE = "sent_type"
+"""Marks a file URI whose type Gemini itself sent though its docs do not list it (``audio/mp4``):
+it goes back with that type instead of being refused."""
+_NO_TYPE = "no_type"
+"""Marks a file URI Gemini was sent without a ``mime_type``: it goes back without one."""
+_MARKERS = _MARKERS | {_SENT_TYPE, _NO_TYPE}
+NEW_CONTENT = "new_content"
+"""Marks (in ``metadata["gemini"]``) a message that began a content of the same role as the
+content before it: it goes back as its own content, not merged into that one."""
+NO_ROLE = "no_role"
+"""Marks a message decoded from a content that named no role: it goes back without one."""
 # Values whose keys belong to the caller (tool arguments and results): never respelled.
 _FREE_FORM = frozenset({"args", "response", "part_metadata"})
 _YOUTUBE_HOSTS = frozenset({"youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be"})
@@ -100,6 +111,17 @@ def _get(data: Any, name: str) -> Any:
         return None
     value = data.get(name)
     return value if value is not None else data.get(_camel_key(name))
+
+
+def documented_type(mime: str) -> bool:
+    """True for a type Gemini's docs list as input (images, audio, video, PDF and text)."""
+    return (
+        mime in IMAGE_TYPES
+        or mime in AUDIO_TYPES
+        or mime in VIDEO_TYPES
+        or mime in DOCUMENT_TYPES
+        or mime.startswith("text/")
+    )
 
 
 def _wire_mime(mime: str) -> str:

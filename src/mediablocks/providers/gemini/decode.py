@@ -41,9 +41,13 @@ from .._common import (
 from ._wire import (
     _AS_FILE_URI,
     _FILE_API_HOST,
+    _NO_TYPE,
     _RESPONSE_JSON,
+    _SENT_TYPE,
     _SYNTHETIC_ID,
     _YOUTUBE_HOSTS,
+    NEW_CONTENT,
+    NO_ROLE,
     PROVIDER,
     _camel_key,
     _gemini_reads,
@@ -53,6 +57,7 @@ from ._wire import (
     _respell,
     _snake_key,
     _wire_mime,
+    documented_type,
 )
 
 # -- decode -----------------------------------------------------------------------------------
@@ -153,29 +158,46 @@ class _Decoder:
         value = _plain(value)
         if isinstance(value, str):
             return SystemMessage(content=[TextBlock(text=value)])
+        role = None
         if isinstance(value, dict):
             is_content = "parts" in value or "role" in value
             parts = (value.get("parts") or []) if is_content else [value]
+            role = _enum_text(value.get("role")) if is_content else None
         elif isinstance(value, list):
             parts = value
         else:
             raise DecodeError("Gemini system instruction is not text, a content or parts")
-        return SystemMessage(content=self.blocks(parts, "Gemini system instruction"))
+        blocks = self.blocks(parts, "Gemini system instruction")
+        # google-genai names the instruction's role (user): it goes back as it came
+        return SystemMessage(content=blocks, metadata={PROVIDER: {"role": role}} if role else {})
 
     def contents(self, items: Any) -> list[Message]:
         out: list[Message] = []
-        for position, (role, parts) in enumerate(_contents_list(items)):
+        previous: str | None = None
+        for position, (role, parts, named) in enumerate(_contents_list(items)):
             where = f"Gemini content {position}"
+            made: list[Message]
             if role == "model":
                 blocks = self.blocks(parts, where)
                 self.pending.extend((b.id, b.name) for b in blocks if isinstance(b, ToolCallBlock))
-                out.append(AssistantMessage(content=blocks, provider=PROVIDER))
+                made = [AssistantMessage(content=blocks, provider=PROVIDER)]
             elif role in ("user", "function", "tool"):
-                out.extend(user_turns(self.blocks(parts, where)))
+                made = user_turns(self.blocks(parts, where))
             elif role == "system":
-                out.append(SystemMessage(content=self.blocks(parts, where)))
+                made = [SystemMessage(content=self.blocks(parts, where))]
             else:
                 raise DecodeError(f"{where} has role {role!r}, not user or model")
+            notes: dict[str, Any] = {}
+            if role == previous and role in ("user", "model"):
+                notes[NEW_CONTENT] = True  # two contents of one role in a row: kept apart
+            if not named:
+                notes[NO_ROLE] = True
+            elif role in ("function", "tool"):
+                notes["role"] = role  # legacy names of a user turn of function responses
+            if notes and made:
+                made[0] = made[0].model_copy(update={"metadata": {PROVIDER: notes}})
+            out.extend(made)
+            previous = role
         return out
 
     def blocks(self, parts: Any, where: str) -> list[Block]:
@@ -290,30 +312,30 @@ _CANDIDATE_NOTES = (
 )
 
 
-def _contents_list(items: Any) -> list[tuple[str, Any]]:
-    """``(role, parts)`` pairs: a list of contents, one content, text, or bare parts (which the
-    SDK groups into one user content, as here)."""
+def _contents_list(items: Any) -> list[tuple[str, Any, bool]]:
+    """``(role, parts, whether the role was named)``: a list of contents, one content, text, or
+    bare parts (which the SDK groups into one user content, as here)."""
     items = _plain(items)
     if isinstance(items, (str, dict)):
         items = [items]
     if not isinstance(items, list):
         raise DecodeError(f"Gemini contents is a {type(items).__name__}, not a list")
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Any, bool]] = []
     loose: list[Any] = []
     for raw in items:
         item = _plain(raw)
         if isinstance(item, dict) and ("parts" in item or "role" in item):
             if loose:
-                out.append(("user", loose))
+                out.append(("user", loose, True))
                 loose = []
-            role = item.get("role") or "user"
-            out.append((_enum_text(role) or "user", item.get("parts") or []))
+            role = _enum_text(item.get("role"))
+            out.append((role or "user", item.get("parts") or [], role is not None))
         elif isinstance(item, (dict, str)):
             loose.append(item)
         else:
             raise DecodeError(f"Gemini contents holds a {type(raw).__name__}, not a content")
     if loose:
-        out.append(("user", loose))
+        out.append(("user", loose, True))
     return out
 
 
@@ -402,6 +424,10 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
                 raise DecodeError(f"{where}: file_data mime_type is not text")
             block = _file_block(uri, mime)
             stored = _stored(part, signature, file_data=file_data)
+            if mime is not None and not documented_type(_wire_mime(mime)):
+                stored.setdefault(PROVIDER, {})[_SENT_TYPE] = _wire_mime(mime)
+            elif mime is None and _guess(uri) is not None:
+                stored.setdefault(PROVIDER, {})[_NO_TYPE] = True  # not to be guessed back in
             if isinstance(block.source, URLSource) and not _gemini_reads(uri):
                 # an http(s) URL the default would download: remember it came as file_data
                 stored.setdefault(PROVIDER, {})[_AS_FILE_URI] = True

@@ -46,6 +46,7 @@ from ...errors import MediaBlocksError, UnknownProviderError, UnsupportedBlockEr
 from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ...messages import (
     Message,
+    SystemMessage,
 )
 from ...sources import FileIdSource, URLSource
 from .._common import (
@@ -63,14 +64,14 @@ from .._report import drop_or_raise
 from ._wire import (
     _AS_FILE_URI,
     _MARKERS,
+    _NO_TYPE,
     _RESPONSE_JSON,
+    _SENT_TYPE,
     _SYNTHETIC_ID,
-    AUDIO_TYPES,
-    DOCUMENT_TYPES,
-    IMAGE_TYPES,
+    NEW_CONTENT,
+    NO_ROLE,
     PROVIDER,
     TOOL_RESULT_TYPES,
-    VIDEO_TYPES,
     _camel_key,
     _gemini_reads,
     _guess,
@@ -78,6 +79,7 @@ from ._wire import (
     _respell,
     _snake_key,
     _wire_mime,
+    documented_type,
 )
 from .decode import from_gemini
 
@@ -115,14 +117,20 @@ class _Encoder:
             tool=self._tool_message,
             user=self._user,
             assistant_role="model",
+            starts_turn=lambda message: bool(_content_note(message, NEW_CONTENT)),
+            role_for=_role_for,
         )
         contents = [
-            {"role": role, "parts": results_first(parts, _is_response) if role == "user" else parts}
+            {
+                **({"role": role} if role else {}),
+                "parts": results_first(parts, _is_response) if role != "model" else parts,
+            }
             for role, parts in turns
         ]
         out: dict[str, Any] = {"contents": self._spelled(contents)}
         if system:
-            instruction = self._spelled({"parts": system})
+            role = _system_role(messages)
+            instruction = self._spelled({**({"role": role} if role else {}), "parts": system})
             if self.sdk:
                 out["config"] = {"system_instruction": instruction}
             else:
@@ -364,10 +372,11 @@ class _Encoder:
         return {"inline_data": blob}
 
     def _file_data(self, block: _Media, uri: str, index: int, position: int) -> dict[str, Any]:
-        mime = _known_mime(block)
+        mime = None if block.for_provider(PROVIDER).get(_NO_TYPE) else _known_mime(block)
         file_data: dict[str, Any] = {"file_uri": uri}
         if mime is not None:
-            _check_mime(block, mime, index, position)
+            if not _from_gemini(block):  # what Gemini itself sent back is its to judge
+                _check_mime(block, mime, index, position)
             file_data["mime_type"] = mime
         return {"file_data": file_data}
 
@@ -380,6 +389,35 @@ class _Encoder:
         if self.options.url_media == "inline":
             return False
         return _gemini_reads(url)
+
+
+def _role_for(message: Message, role: str) -> str:
+    """The role a decoded content had: none, or one Gemini takes besides user and model (the
+    legacy ``function`` role of function responses)."""
+    if _content_note(message, NO_ROLE):
+        return ""
+    named = _content_note(message, "role")
+    return named if isinstance(named, str) and named and role == "user" else role
+
+
+def _content_note(message: Message, name: str) -> Any:
+    """A note the decoder left on a message about the content it came from."""
+    notes = message.metadata.get(PROVIDER) if isinstance(message.metadata, dict) else None
+    return notes.get(name) if isinstance(notes, dict) else None
+
+
+def _system_role(messages: Sequence[Message]) -> str | None:
+    """The role a decoded system instruction named (google-genai sends ``user``), if any."""
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            role = _content_note(message, "role")
+            return role if isinstance(role, str) else None
+    return None
+
+
+def _from_gemini(block: _Media) -> bool:
+    """True for a file URI Gemini itself sent with a type its docs do not list."""
+    return block.for_provider(PROVIDER).get(_SENT_TYPE) == _known_mime(block)
 
 
 def _is_response(part: dict[str, Any]) -> bool:
@@ -436,13 +474,7 @@ def _uri_of(block: MediaBlock) -> str:
 
 
 def _accepted(mime: str) -> bool:
-    return (
-        mime in IMAGE_TYPES
-        or mime in AUDIO_TYPES
-        or mime in VIDEO_TYPES
-        or mime in DOCUMENT_TYPES
-        or mime.startswith("text/")
-    )
+    return documented_type(mime)
 
 
 def _check_mime(block: _Media, mime: str, index: int, position: int) -> None:
