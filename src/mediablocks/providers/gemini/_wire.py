@@ -61,7 +61,11 @@ _SENT_TYPE = "sent_type"
 it goes back with that type instead of being refused."""
 _NO_TYPE = "no_type"
 """Marks a file URI Gemini was sent without a ``mime_type``: it goes back without one."""
-_MARKERS = _MARKERS | {_SENT_TYPE, _NO_TYPE}
+_NO_ARGS = "no_args"
+"""Marks a function call that came without ``args``: it goes back without them."""
+_EMPTY_PART = "empty_part"
+"""Marks an empty text part a reply had: it goes back (empty text is otherwise not sent)."""
+_MARKERS = _MARKERS | {_SENT_TYPE, _NO_TYPE, _NO_ARGS, _EMPTY_PART}
 NEW_CONTENT = "new_content"
 """Marks (in ``metadata["gemini"]``) a message that began a content of the same role as the
 content before it: it goes back as its own content, not merged into that one."""

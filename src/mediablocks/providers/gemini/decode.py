@@ -40,7 +40,9 @@ from .._common import (
 )
 from ._wire import (
     _AS_FILE_URI,
+    _EMPTY_PART,
     _FILE_API_HOST,
+    _NO_ARGS,
     _NO_TYPE,
     _RESPONSE_JSON,
     _SENT_TYPE,
@@ -122,7 +124,8 @@ class _Decoder:
     # -- payload shapes ---------------------------------------------------------------------
 
     def response(self, data: dict[str, Any]) -> AssistantMessage:
-        candidates = _plain(_get(data, "candidates")) or []
+        sent = _plain(_get(data, "candidates"))
+        candidates = sent or []
         if not isinstance(candidates, list):
             raise DecodeError("Gemini response: 'candidates' is not a list")
         candidate = _plain(candidates[0]) if candidates else {}
@@ -131,24 +134,37 @@ class _Decoder:
         content = _plain(_get(candidate, "content")) or {}
         parts = _get(content, "parts") or []
         blocks = self.blocks(parts, "Gemini response")
+        shape = _envelope_notes(sent, candidate, content)
         reason = _enum_text(_get(candidate, "finish_reason"))
+        normal = _FINISH_REASONS.get(reason or "")
         feedback = _plain(_get(data, "prompt_feedback"))
         if reason is None and isinstance(feedback, dict):
             reason = _enum_text(_get(feedback, "block_reason"))
+            if reason is not None:  # the prompt itself was blocked
+                normal = "refusal" if reason == "JAILBREAK" else "content_filter"
         notes = {
             key: _json_safe(_respell(_plain(value), _snake_key))
             for key in _CANDIDATE_NOTES
             if (value := _get(candidate, key)) is not None
         }
-        if feedback:
+        if feedback is not None:
             notes["prompt_feedback"] = _json_safe(_respell(feedback, _snake_key))
+        notes.update(shape)
+        other = {
+            key: value
+            for key, value in data.items()
+            if _snake_key(key) not in _RESPONSE_FIELDS and value is not None
+        }
+        if other:  # createTime (Vertex AI) and whatever comes next, as sent
+            notes["response_fields"] = _json_safe(_plain(other))
         model = _get(data, "model_version")
         response_id = _get(data, "response_id")
         return AssistantMessage(
             content=blocks,
             provider=PROVIDER,
             usage=_usage(_get(data, "usage_metadata")),
-            stop_reason=reason,
+            stop_reason=normal or reason,
+            provider_stop_reason=reason if normal else None,
             model=model if isinstance(model, str) and model else None,
             response_id=response_id if isinstance(response_id, str) and response_id else None,
             metadata={PROVIDER: notes} if notes else {},
@@ -240,11 +256,14 @@ class _Decoder:
         call_id = call.pop("id", None)
         args = call.pop("args", None)
         raw_args: str | None = None
+        no_args = args is None
         if args is None:
             args = {}
         elif not isinstance(args, dict):
             args, raw_args = {}, json.dumps(_json_safe(args))
         stored = _stored(part, signature, function_call=call)
+        if no_args:
+            stored.setdefault(PROVIDER, {})[_NO_ARGS] = True  # goes back without args
         if not isinstance(call_id, str) or not call_id:
             call_id = synthetic_call_id("gemini_call_", name, args, where)
             stored.setdefault(PROVIDER, {})[_SYNTHETIC_ID] = True
@@ -300,6 +319,52 @@ class _Decoder:
                 return self.pending.pop(number)
         return None
 
+
+_FINISH_REASONS: dict[str, str] = {
+    "MODEL_ARMOR": "content_filter",  # Vertex AI: Model Armor blocked the response
+    "IMAGE_RECITATION": "content_filter",
+    "IMAGE_OTHER": "other",
+    "NO_IMAGE": "other",
+    "MISSING_THOUGHT_SIGNATURE": "error",
+    "MALFORMED_RESPONSE": "error",
+    "ESCALATION": "other",
+    "CONTINUATION": "other",
+}
+"""Finish reasons of google-genai's ``FinishReason`` beyond the shared table, normalised here.
+A blocked prompt (``promptFeedback.blockReason``, no candidate) is ``content_filter``, or
+``refusal`` for ``JAILBREAK``: the request was refused before the model answered."""
+
+
+def _envelope_notes(sent: Any, candidate: dict[str, Any], content: Any) -> dict[str, Any]:
+    """How the response was laid out, where it differs from what `response_body` writes by
+    default, so the reply goes back as it came: the candidate's ``index``, a candidate with no
+    content or a content with no role, unknown content fields, no candidates at all (a blocked
+    prompt), and the candidates after the first (kept verbatim, never dropped)."""
+    notes: dict[str, Any] = {}
+    if sent is None:
+        notes["candidates"] = None
+    elif sent == []:
+        notes["candidates"] = []
+    elif len(sent) > 1:
+        notes["other_candidates"] = _json_safe(_respell(_plain(sent[1:]), _camel_key))
+    if "index" in candidate:
+        notes["index"] = candidate["index"]
+    if sent and _get(candidate, "content") is None:
+        notes["content"] = None
+    elif isinstance(content, dict):
+        if "role" not in content:
+            notes["content_role"] = None
+        if "parts" not in content:
+            notes["content_parts"] = None
+        extra = {k: v for k, v in content.items() if k not in ("role", "parts")}
+        if extra:
+            notes["content_fields"] = _json_safe(extra)
+    return notes
+
+
+_RESPONSE_FIELDS = frozenset(
+    {"candidates", "usage_metadata", "prompt_feedback", "model_version", "response_id"}
+)
 
 _CANDIDATE_NOTES = (
     "finish_message",
@@ -377,7 +442,10 @@ def _text_part(part: dict[str, Any], signature: str | None) -> Block:
             provider=PROVIDER,
             provider_data=_stored(part, None),
         )
-    return TextBlock(text=text, provider_data=_stored(part, signature))
+    stored = _stored(part, signature)
+    if not text and not stored:
+        stored = {PROVIDER: {_EMPTY_PART: True}}  # an empty part the reply had goes back
+    return TextBlock(text=text, provider_data=stored)
 
 
 _CLASSES: dict[str, type[_Media]] = {
@@ -410,7 +478,9 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
             if not isinstance(mime, str) or data is None:
                 raise DecodeError(f"{where}: inline_data needs mime_type and data")
             raw = data if isinstance(data, bytes) else _blob(data, where)
-            block: _Media = _class_for(normalize_mime(mime)).from_bytes(raw, mime)
+            cls = _class_for(normalize_mime(mime))
+            name = _display_name(inline, where) if cls is FileBlock else None
+            block: _Media = cls.from_bytes(raw, mime, filename=name)
             if _wire_mime(block.mime_type) != mime and normalize_mime(mime) == block.mime_type:
                 inline["mime_type"] = mime  # an exact spelling (say, audio/L16;rate=24000)
             stored = _stored(part, signature, inline_data=inline)
@@ -423,6 +493,9 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
             if mime is not None and not isinstance(mime, str):
                 raise DecodeError(f"{where}: file_data mime_type is not text")
             block = _file_block(uri, mime)
+            name = _display_name(file_data, where) if isinstance(block, FileBlock) else None
+            if name is not None:
+                block = block.model_copy(update={"filename": name})
             stored = _stored(part, signature, file_data=file_data)
             if mime is not None and not documented_type(_wire_mime(mime)):
                 stored.setdefault(PROVIDER, {})[_SENT_TYPE] = _wire_mime(mime)
@@ -440,6 +513,16 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
     if stored:
         block = block.model_copy(update={"provider_data": stored})
     return block
+
+
+def _display_name(blob: dict[str, Any], where: str) -> str | None:
+    """A document blob's ``display_name`` (google-genai's ``Blob.display_name``, "a label or
+    filename"), popped: it is the `FileBlock`'s ``filename``. Other media keep theirs as an
+    unmodelled field (a photo's file name is not content the model reads)."""
+    name = blob.pop("display_name", None)
+    if name is not None and not isinstance(name, str):
+        raise DecodeError(f"{where}: display_name is not text")
+    return name or None
 
 
 def _file_block(uri: str, mime: str | None) -> _Media:

@@ -351,17 +351,29 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     encoded = to_gemini([message], EncodeOptions(target="json"))["contents"]
     content = encoded[0] if encoded else {"role": "model", "parts": []}
     reason = message.provider_stop_reason if message.provider == PROVIDER else None
-    candidate: dict[str, Any] = {"content": content, "index": 0}
+    notes = message.metadata.get(PROVIDER, {}) if message.provider == PROVIDER else {}
+    if notes.get("content_role", "model") is None:
+        content.pop("role", None)
+    if notes.get("content_parts", []) is None and not content.get("parts"):
+        content.pop("parts", None)
+    content.update(notes.get("content_fields") or {})
+    candidate: dict[str, Any] = {} if "content" in notes else {"content": content}
+    if "index" in notes:
+        candidate["index"] = notes["index"]
     finish = reason or provider_stop_reason_for(message.stop_reason, PROVIDER)
     if finish:
         candidate["finishReason"] = finish
-    notes = message.metadata.get(PROVIDER, {}) if message.provider == PROVIDER else {}
     for key in _CANDIDATE_NOTES:  # citations, grounding... as the reply carried them
         if key in notes:
             candidate[_camel_key(key)] = _respell(notes[key], _camel_key)
-    body: dict[str, Any] = {"candidates": [candidate]}
+    body: dict[str, Any] = {}
+    if "candidates" not in notes:
+        body["candidates"] = [candidate, *(notes.get("other_candidates") or [])]
+    elif notes["candidates"] == []:
+        body["candidates"] = []
     if "prompt_feedback" in notes:
         body["promptFeedback"] = _respell(notes["prompt_feedback"], _camel_key)
+    body.update(notes.get("response_fields") or {})
     usage = usage_numbers(message, PROVIDER)
     if usage is None and message.usage is not None:
         numbers = message.usage

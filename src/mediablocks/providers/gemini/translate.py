@@ -64,6 +64,7 @@ from .._report import drop_or_raise
 from ._wire import (
     _AS_FILE_URI,
     _MARKERS,
+    _NO_ARGS,
     _NO_TYPE,
     _RESPONSE_JSON,
     _SENT_TYPE,
@@ -263,6 +264,8 @@ class _Encoder:
         synthetic = bool(block.for_provider(PROVIDER).get(_SYNTHETIC_ID))
         self.calls[block.id] = (block.name, synthetic)
         call: dict[str, Any] = {"name": block.name, "args": args}
+        if not args and block.for_provider(PROVIDER).get(_NO_ARGS):
+            del call["args"]
         if not synthetic:
             call["id"] = block.id
         return self._finish(block, {"function_call": call})
@@ -339,8 +342,8 @@ class _Encoder:
         """``inline_data`` (bytes or base64) or ``file_data`` (a URI Gemini reads itself)."""
         title = block.for_provider("anthropic").get("title")
         if isinstance(title, str) and title:
-            # A document's title is text the model reads; a plain filename is only a name and
-            # goes nowhere (neither blob carries one), like every file sent to Gemini.
+            # A document's title is text the model reads; Gemini has no field for it (a
+            # document's filename goes as the blob's display_name, a label only).
             drop_or_raise(
                 self.options,
                 PROVIDER,
@@ -369,11 +372,15 @@ class _Encoder:
         if exact is None:
             _check_mime(block, mime, index, position)
         blob = {"mime_type": mime, "data": bytes_or_base64(block, self.options)}
+        if isinstance(block, FileBlock) and block.filename not in (None, title):
+            blob["display_name"] = block.filename  # google-genai's Blob.display_name
         return {"inline_data": blob}
 
     def _file_data(self, block: _Media, uri: str, index: int, position: int) -> dict[str, Any]:
         mime = None if block.for_provider(PROVIDER).get(_NO_TYPE) else _known_mime(block)
         file_data: dict[str, Any] = {"file_uri": uri}
+        if isinstance(block, FileBlock) and block.filename not in (None, _file_name(uri)):
+            file_data["display_name"] = block.filename
         if mime is not None:
             if not _from_gemini(block):  # what Gemini itself sent back is its to judge
                 _check_mime(block, mime, index, position)
@@ -413,6 +420,11 @@ def _system_role(messages: Sequence[Message]) -> str | None:
             role = _content_note(message, "role")
             return role if isinstance(role, str) else None
     return None
+
+
+def _file_name(uri: str) -> str:
+    """The last segment of a URI's path: the name a file id block is given by default."""
+    return urlsplit(uri).path.rsplit("/", 1)[-1]
 
 
 def _from_gemini(block: _Media) -> bool:
