@@ -147,6 +147,8 @@ def decode_request(body: Any, provider: str) -> Request:
     base = _wire_format(name)
     tools = mark_tool_order(fields.get("tools") or [], data, rest, base)
     fields["tools"] = [rekeyed(tool, base, name) for tool in tools]
+    if isinstance(fields.get("settings"), Settings):
+        fields["settings"] = rekeyed(fields["settings"], base, name)
     messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
     return Request(messages=messages, extra=rest, provider=name, **fields)
 
@@ -206,7 +208,9 @@ def _encode_request(
         "target": target,
         "tools": [rekeyed(tool, name, base) for tool in request.tools] or None,
         "tool_choice": request.tool_choice,
-        "settings": _model_settings(request, provider, module, options, report),
+        "settings": rekeyed(
+            _model_settings(request, provider, module, options, report), name, base
+        ),
         **options,
     }
     if report is None:

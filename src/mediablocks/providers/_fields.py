@@ -134,16 +134,28 @@ def decoded_settings(**given: Any) -> Settings:
         raise DecodeError(str(exc)) from None
 
 
+def _count(value: Any) -> bool:
+    """True for a whole number of at least 1 (what ``max_tokens`` and ``top_k`` hold)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+_COUNTS = frozenset({"max_tokens", "top_k"})
+
+
 def pop_settings(
-    data: dict[str, Any], names: dict[str, str], *, numbers: bool = False
+    data: dict[str, Any], names: dict[str, str], *, numbers: bool = False, counts: bool = False
 ) -> dict[str, Any]:
     """``{setting: value}`` popped from ``data`` for each ``{wire name: setting}`` present (only
-    numbers when ``numbers``: anything else stays where it is, verbatim)."""
+    numbers when ``numbers``, and only whole numbers of at least 1 for ``max_tokens`` and
+    ``top_k`` when ``counts``: anything else stays where it is, verbatim, for the provider to
+    judge)."""
     out: dict[str, Any] = {}
     for wire, name in names.items():
         value = data.get(wire)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if value is None or (numbers and not number):
+        if value is None or ((numbers or counts) and not number):
+            continue
+        if counts and name in _COUNTS and not _count(value):
             continue
         out[name] = data.pop(wire)
     return out
@@ -295,28 +307,45 @@ def choice_from_function(value: Any, required: tuple[str, ...] = ("required",)) 
     return None
 
 
-def json_schema_format(settings: Settings, *, schema_key: str = "schema") -> dict[str, Any]:
-    """OpenAI-style ``response_format`` for ``settings.response_schema``."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": settings.schema_name(), schema_key: settings.response_schema},
-    }
+_FORMAT_NOTES = frozenset({"name", "strict", "description"})
 
 
-def schema_from_format(value: Any, *, schema_key: str = "schema") -> dict[str, Any] | None:
-    """The schema of a ``response_format`` that `json_schema_format` would write back exactly
-    (None for anything else, which then stays in ``extra``)."""
+def json_schema_format(
+    settings: Settings, provider: str = "", *, schema_key: str = "schema"
+) -> dict[str, Any]:
+    """OpenAI-style ``response_format`` for ``settings.response_schema``: named by the schema's
+    title unless the request it was decoded from named it (with ``strict``, ``description``)."""
+    inner: dict[str, Any] = {"name": settings.schema_name()}
+    noted = settings.for_provider(provider).get("json_schema") if provider else None
+    if isinstance(noted, dict):
+        inner.update(noted)
+    inner[schema_key] = settings.response_schema
+    return {"type": "json_schema", "json_schema": inner}
+
+
+def schema_from_format(
+    value: Any, *, schema_key: str = "schema"
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(schema, notes)`` of a ``json_schema`` ``response_format`` (None for anything else,
+    which then stays in ``extra``): its ``name``, ``strict`` and ``description`` go in the
+    notes when `json_schema_format` would not write them alike by default."""
     if not isinstance(value, dict) or value.get("type") != "json_schema" or len(value) != 2:
         return None
     inner = value.get("json_schema")
-    if not isinstance(inner, dict) or set(inner) != {"name", schema_key}:
+    if not isinstance(inner, dict) or not set(inner) <= {schema_key, *_FORMAT_NOTES}:
         return None
-    schema = inner[schema_key]
-    if not isinstance(schema, dict):
+    schema = inner.get(schema_key)
+    name = inner.get("name")
+    if not isinstance(schema, dict) or not isinstance(name, str):
         return None
-    if Settings(response_schema=schema).schema_name() != inner["name"]:
+    if not isinstance(inner.get("strict", False), bool):
         return None
-    return schema
+    if not isinstance(inner.get("description", ""), str):
+        return None
+    notes = {key: inner[key] for key in ("strict", "description") if key in inner}
+    if Settings(response_schema=schema).schema_name() != name:
+        notes["name"] = name
+    return schema, ({"json_schema": notes} if notes else {})
 
 
 _CHAT_SETTINGS = (
@@ -350,16 +379,18 @@ def chat_settings_fields(
     if settings is None:
         return out
     if settings.max_tokens is not None:
-        out[max_tokens] = settings.max_tokens
+        spelled = settings.for_provider(provider).get("max_tokens_field")
+        out[spelled if isinstance(spelled, str) else max_tokens] = settings.max_tokens
     for name in _CHAT_SETTINGS:
         if getattr(settings, name) is not None:
             out[name] = getattr(settings, name)
     if settings.stop is not None:
-        out["stop"] = list(settings.stop)
+        one = len(settings.stop) == 1 and settings.for_provider(provider).get("stop") == "string"
+        out["stop"] = settings.stop[0] if one else list(settings.stop)
     if settings.seed is not None:
         out[seed] = settings.seed
     if settings.response_schema is not None:
-        out["response_format"] = json_schema_format(settings)
+        out["response_format"] = json_schema_format(settings, provider)
     if settings.json_mode:
         out["response_format"] = dict(JSON_OBJECT)
     if settings.top_k is not None and top_k:
@@ -391,18 +422,23 @@ def chat_settings_from(
     choice = choice_from_function(rest.get("tool_choice"), required)
     if choice is not None:
         del rest["tool_choice"]
-    schema = schema_from_format(rest.get("response_format"))
-    given: dict[str, Any] = {"response_schema": schema}
+    notes: dict[str, Any] = {}
+    found = schema_from_format(rest.get("response_format"))
+    given: dict[str, Any] = {"response_schema": found[0] if found else None}
+    if found:
+        notes.update(found[1])
     if rest.get("response_format") == JSON_OBJECT:
         given["json_mode"] = True
-    if schema is not None or given.get("json_mode"):
+    if found is not None or given.get("json_mode"):
         del rest["response_format"]
-    given.update(pop_settings(rest, {seed: "seed", "top_k": "top_k"}, numbers=True))
-    limit = None
+    given.update(pop_settings(rest, {seed: "seed", "top_k": "top_k"}, counts=True))
     for name in max_tokens:
-        if limit is None and name in rest:
-            limit = rest.pop(name)
-    given["max_tokens"] = limit
+        if _count(rest.get(name)):
+            given["max_tokens"] = rest.pop(name)
+            if name != max_tokens[0]:
+                notes["max_tokens_field"] = name  # the legacy spelling, sent back as it came
+            break
+
     given.update(
         pop_settings(
             rest,
@@ -417,6 +453,10 @@ def chat_settings_from(
     stop = rest.get("stop")
     if isinstance(stop, str) or (isinstance(stop, list) and all(isinstance(s, str) for s in stop)):
         given["stop"] = rest.pop("stop")
+        if isinstance(stop, str):
+            notes["stop"] = "string"  # one sequence sent as a string goes back as one
+    if notes:
+        given["provider_data"] = {provider: notes}
     fields = {
         "tools": tools,
         "tool_choice": choice,

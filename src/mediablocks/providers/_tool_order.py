@@ -15,8 +15,9 @@ and never to OpenAI.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from ..settings import Settings
 from ..tools import Tool
 from ._fields import MARK, tool_note
 
@@ -81,10 +82,14 @@ def restore_tool_order(body: dict[str, Any], tools: list[Tool], provider: str) -
     items[:] = [item if item is not None else next(verbatim) for item in order]
 
 
-def rekeyed(tool: Tool, source: str, target: str) -> Tool:
-    """``tool`` with its ``source`` provider data under ``target`` (a profile and its base)."""
-    if source == target or source not in tool.provider_data:
-        return tool
-    data = {k: v for k, v in tool.provider_data.items() if k not in (source, target)}
-    data[target] = tool.provider_data[source]
-    return tool.model_copy(update={"provider_data": data})
+_Noted = TypeVar("_Noted", Tool, Settings)
+
+
+def rekeyed(item: _Noted, source: str, target: str) -> _Noted:
+    """``item`` (a tool or the settings) with its ``source`` provider data under ``target`` (a
+    profile and its base)."""
+    if source == target or source not in item.provider_data:
+        return item
+    data = {k: v for k, v in item.provider_data.items() if k not in (source, target)}
+    data[target] = item.provider_data[source]
+    return item.model_copy(update={"provider_data": data})

@@ -168,7 +168,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if rest.get("response_format") == {"type": "json_object"}:
         given["json_mode"] = rest.pop("response_format") is not None
     names = {"temperature": "temperature", **{wire: name for name, wire in _NAMED.items()}}
-    given.update(pop_settings(rest, names, numbers=True))
+    given.update(pop_settings(rest, names, numbers=True, counts=True))
     stop = rest.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         given["stop"] = rest.pop("stop_sequences")

@@ -7,6 +7,7 @@ See ``translate`` for what maps to what; parts mediablocks does not model decode
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timezone
 from typing import Any
 
 from ...blocks import (
@@ -214,6 +215,17 @@ def from_openai_chat(payload: Any) -> list[Message]:
     raise DecodeError(f"not an OpenAI Chat payload: a {type(payload).__name__}")
 
 
+_RESPONSE_KEYS = frozenset({"id", "object", "created", "model", "choices", "usage"})
+_CHOICE_KEYS = frozenset({"index", "message", "finish_reason"})
+
+
+def _created(value: Any) -> datetime | None:
+    """A response's ``created`` (Unix seconds) as the reply's timestamp."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**40:
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    return None
+
+
 def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
     choices = data.get("choices")
     if not isinstance(choices, list):
@@ -221,6 +233,11 @@ def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
     usage = _usage_from_openai_chat(data.get("usage"))
     model = data.get("model") if isinstance(data.get("model"), str) else None
     response_id = data.get("id") if isinstance(data.get("id"), str) else None
+    # system_fingerprint, service_tier, OpenRouter's provider... as the response had them
+    envelope = {k: _json_safe(v) for k, v in data.items() if k not in _RESPONSE_KEYS}
+    if data.get("object", "chat.completion") != "chat.completion":
+        envelope["object"] = data["object"]
+    created = _created(data.get("created"))
     out: list[Message] = []
     for number, raw in enumerate(choices):
         choice = as_dict(raw)
@@ -231,16 +248,27 @@ def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
         if not isinstance(message, dict):
             raise DecodeError(f"{where}: message is not an object")
         reason = choice.get("finish_reason")
-        out.append(
-            _assistant_from_openai_chat(
-                message,
-                where,
-                usage=usage if number == 0 else None,
-                stop_reason=reason if isinstance(reason, str) else None,
-                model=model or None,
-                response_id=response_id or None,
-            )
+        reply = _assistant_from_openai_chat(
+            message,
+            where,
+            usage=usage if number == 0 else None,
+            stop_reason=reason if isinstance(reason, str) else None,
+            model=model or None,
+            response_id=response_id or None,
         )
+        notes = dict(reply.metadata.get(PROVIDER, {}))
+        choice_fields = {k: _json_safe(v) for k, v in choice.items() if k not in _CHOICE_KEYS}
+        if choice.get("index", number) != number or "index" not in choice:
+            choice_fields["index"] = choice.get("index", ABSENT)
+        for key, value in (("response_fields", envelope), ("choice_fields", choice_fields)):
+            if value:
+                notes[key] = value
+        if "created" not in data:
+            notes["created"] = ABSENT
+        update: dict[str, Any] = {"metadata": {**reply.metadata, PROVIDER: notes}}
+        if created is not None:
+            update["timestamp"] = created
+        out.append(reply.model_copy(update=update) if notes or created else reply)
     return out
 
 
@@ -287,12 +315,17 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
         previous_was_tool = False
         if role in ("system", "developer"):
             content = _content_from_openai_chat(item.get("content"), where)
-            notes = {PROVIDER: {"role": "developer"}} if role == "developer" else {}
-            out.append(SystemMessage(content=content, metadata=notes))
+            notes: dict[str, Any] = {"role": "developer"} if role == "developer" else {}
+            kept = message_fields(item, frozenset({"role", "content"}))
+            if kept:
+                notes["message_fields"] = kept  # a system message's name...
+            out.append(SystemMessage(content=content, metadata={PROVIDER: notes} if notes else {}))
         elif role == "user":
             name = item.get("name") if isinstance(item.get("name"), str) else None
             content = _content_from_openai_chat(item.get("content"), where)
-            out.append(UserMessage(content=content, name=name))
+            kept = message_fields(item, frozenset({"role", "content", "name"}))
+            metadata = {PROVIDER: {"message_fields": kept}} if kept else {}
+            out.append(UserMessage(content=content, name=name, metadata=metadata))
         elif role == "assistant":
             assistant = _assistant_from_openai_chat(item, where)
             names.update({call.id: call.name for call in assistant.tool_calls})
@@ -304,9 +337,27 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
     return out
 
 
+ABSENT = "<absent>"
+"""Stands for a field a message or response did not have, where writing it is the default."""
+_ASSISTANT_KEYS = frozenset({"role", "content", "tool_calls", "refusal", "audio", "function_call"})
+_ASSISTANT_KEYS |= frozenset(_REASONING_FIELDS) | {"annotations"}
+
+
+def message_fields(item: dict[str, Any], modelled: frozenset[str]) -> dict[str, Any]:
+    """A message's fields mediablocks does not model, and those whose value it would not write
+    back alike (a ``null`` refusal, an empty ``tool_calls``): kept in the message's metadata and
+    sent back to the same provider as they came."""
+    return {
+        key: _json_safe(value)
+        for key, value in item.items()
+        if key not in modelled or (key != "content" and value in (None, [], ""))
+    }
+
+
 def _assistant_from_openai_chat(
     item: dict[str, Any], where: str, **fields: Any
 ) -> AssistantMessage:
+    kept = message_fields(item, _ASSISTANT_KEYS)
     blocks: list[Block] = []
     for field in _REASONING_FIELDS:
         reasoning = item.get(field)
@@ -335,7 +386,12 @@ def _assistant_from_openai_chat(
     function_call = item.get("function_call")
     if function_call:  # the deprecated single call, kept verbatim
         blocks.append(_raw(function_call, "function_call"))
-    return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
+    if isinstance(item.get("annotations"), list) and not any(
+        isinstance(b, TextBlock) and "annotations" in b.for_provider(PROVIDER) for b in blocks
+    ):
+        kept["annotations"] = _json_safe(item["annotations"])  # not kept with a text
+    notes = {PROVIDER: {"message_fields": kept}} if kept else {}
+    return AssistantMessage(content=blocks, provider=PROVIDER, metadata=notes, **fields)
 
 
 def _content_from_openai_chat(content: Any, where: str) -> list[Block]:

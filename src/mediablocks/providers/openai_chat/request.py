@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from ...blocks import TextBlock, ThinkingBlock
+from ...errors import UnknownProviderError
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
@@ -25,8 +26,8 @@ from .._fields import (
     usage_numbers,
 )
 from .._options import EncodeOptions
-from .decode import _REASONING_FIELDS
-from .translate import PROVIDER, to_openai_chat
+from .decode import _REASONING_FIELDS, ABSENT
+from .translate import PROVIDER, to_openai_chat, with_message_fields
 
 __all__ = [
     "MESSAGE_FIELDS",
@@ -72,29 +73,51 @@ def _reply_notes(message: AssistantMessage) -> dict[str, Any]:
     return notes
 
 
+def _own(message: AssistantMessage) -> bool:
+    """True for a reply from OpenAI Chat or an endpoint speaking it (OpenRouter, Groq...)."""
+    from ..registry import provider_entry
+
+    if message.provider is None:
+        return False
+    try:
+        entry = provider_entry(message.provider)
+    except UnknownProviderError:
+        return False
+    return (entry.profile.base if entry.profile is not None else entry.name) == PROVIDER
+
+
 def response_body(message: AssistantMessage) -> dict[str, Any]:
-    """``message`` as a ``chat.completion`` object."""
+    """``message`` as a ``chat.completion`` object; a reply that came from OpenAI Chat (or an
+    endpoint speaking it) gets back the fields its response had (``system_fingerprint``,
+    ``service_tier``, a choice's ``logprobs``...)."""
     encoded = to_openai_chat([message])["messages"]
     reply = encoded[0] if encoded else {"role": "assistant", "content": None}
     reply.setdefault("content", None)
     reply.update(_reply_notes(message))
-    reason = message.provider_stop_reason if message.provider == PROVIDER else None
+    own = _own(message)
+    notes = message.metadata.get(PROVIDER, {}) if own else {}
+    reply = with_message_fields(reply, message) if own else reply
+    reason = message.provider_stop_reason if own else None
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": reply,
+        "finish_reason": reason
+        or provider_stop_reason_for(message.stop_reason or "end_turn", PROVIDER),
+    }
+    choice.update(notes.get("choice_fields") or {"logprobs": None})
+    if choice["index"] == ABSENT:
+        del choice["index"]
     body: dict[str, Any] = {
         "id": message.response_id or "",
         "object": "chat.completion",
         "created": int(message.timestamp.timestamp()) if message.timestamp else int(time.time()),
         "model": message.model or "",
-        "choices": [
-            {
-                "index": 0,
-                "message": reply,
-                "finish_reason": reason
-                or provider_stop_reason_for(message.stop_reason or "end_turn", PROVIDER),
-                "logprobs": None,
-            }
-        ],
+        "choices": [choice],
     }
-    usage = usage_numbers(message, PROVIDER)
+    if notes.get("created") == ABSENT:
+        del body["created"]
+    body.update(notes.get("response_fields") or {})
+    usage = usage_numbers(message, PROVIDER) if not own else _raw_usage(message)
     if usage is None and message.usage is not None:
         numbers = message.usage
         usage = {
@@ -107,3 +130,10 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     if usage is not None:
         body["usage"] = usage
     return body
+
+
+def _raw_usage(message: AssistantMessage) -> dict[str, Any] | None:
+    """The usage record the reply came with, as the endpoint wrote it."""
+    if message.usage is None or not message.usage.raw:
+        return None
+    return dict(message.usage.raw)

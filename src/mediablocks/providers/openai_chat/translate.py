@@ -62,7 +62,7 @@ from ._wire import (
 from ._wire import (
     OPENAI_STORES as OPENAI_STORES,
 )
-from .decode import from_openai_chat
+from .decode import ABSENT, from_openai_chat
 
 __all__ = ["FILE_STORE", "PROVIDER", "from_openai_chat", "to_openai_chat"]
 
@@ -112,12 +112,12 @@ class _Encoder:
                 system = self._system(message.content, index)
                 if _is_developer(message):
                     system["role"] = "developer"
-                self.out.append(system)
+                self.out.append(with_message_fields(system, message))
             elif isinstance(message, AssistantMessage):
                 self._flush_moved()
                 reply = self._assistant(message.content, index)
                 if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
-                    self.out.append(reply)
+                    self.out.append(with_message_fields(reply, message))
         self._flush_moved()
         return self.out
 
@@ -169,7 +169,7 @@ class _Encoder:
             out: dict[str, Any] = {"role": "user", "content": _content_value(parts)}
             if message.name:
                 out["name"] = message.name
-            self.out.append(out)
+            self.out.append(with_message_fields(out, message))
 
     def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
@@ -285,6 +285,24 @@ class _Encoder:
             part = self._part(block, index, position)
             if part is not None:
                 self.moved.append(part)
+
+
+def with_message_fields(out: dict[str, Any], message: Message) -> dict[str, Any]:
+    """The encoded message with the fields its decoded original had beside what mediablocks
+    models (``name`` on a system message, ``refusal: null``...), when it came from OpenAI Chat
+    (or an endpoint speaking it); a field it did not have is left out where encoding adds it
+    by default (``content: null`` beside tool calls)."""
+    notes = message.metadata.get(PROVIDER) if isinstance(message.metadata, dict) else None
+    kept = notes.get("message_fields") if isinstance(notes, dict) else None
+    if not isinstance(kept, dict):
+        return out
+    for key, value in kept.items():
+        if value == ABSENT:
+            if out.get(key) in (None, ""):
+                out.pop(key, None)
+        elif key not in out:
+            out[key] = value
+    return out
 
 
 def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
