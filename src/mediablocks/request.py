@@ -149,7 +149,9 @@ def decode_request(body: Any, provider: str) -> Request:
     fields["tools"] = [rekeyed(tool, base, name) for tool in tools]
     if isinstance(fields.get("settings"), Settings):
         fields["settings"] = rekeyed(fields["settings"], base, name)
-    messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
+    given = {k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}
+    # a request may carry no messages at all (a Responses call continuing a stored response)
+    messages = decode(given, provider) if given else []
     return Request(messages=messages, extra=rest, provider=name, **fields)
 
 

@@ -195,3 +195,33 @@ def test_gemini_contents_keep_their_roles_and_their_cut() -> None:
         "generationConfig": {},
     }
     assert _round_trip(body, "gemini") == body
+
+
+# -- OpenAI Responses -------------------------------------------------------------------------
+
+
+def test_responses_input_forms_come_back_as_sent() -> None:
+    for body in (
+        {"model": "gpt-5", "input": "Tell me a story."},
+        {"model": "gpt-5", "input": [{"role": "user", "content": "hi"}]},
+        {"model": "gpt-5", "previous_response_id": "resp_1"},
+    ):
+        assert _round_trip(body, "openai-responses") == body
+
+
+def test_an_unknown_responses_item_with_a_role_is_kept_verbatim() -> None:
+    extra_tools = {
+        "type": "additional_tools",
+        "role": "developer",
+        "tools": [{"type": "function", "name": "f", "parameters": {}}],
+    }
+    body = {
+        "model": "gpt-5",
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "a"}]}
+        ],
+    }
+    body["input"].append(extra_tools)
+    assert _round_trip(body, "openai-responses") == body
+    request = mb.decode_request(body, "openai-responses")
+    assert isinstance(request.messages[1].content[0], mb.RawBlock)

@@ -66,3 +66,97 @@ def test_a_pdf_filename_goes_to_gemini_as_the_blobs_display_name() -> None:
     [back] = mb.decode(mb.encode(messages, "gemini"), "gemini")
     assert isinstance(back.content[1], mb.FileBlock)
     assert back.content[1].filename == "report.pdf"
+
+
+# -- OpenAI Chat and Responses ----------------------------------------------------------------
+
+
+def test_openai_chat_replies_keep_their_envelope() -> None:
+    body = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1727346158,
+        "model": "gpt-4o",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hi", "refusal": None, "audio": None},
+                "logprobs": {"content": []},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+        "system_fingerprint": "fp_1",
+        "service_tier": "default",
+    }
+    assert _round_trip(body, "openai-chat") == body
+    reply = mb.decode_response(body, "openrouter")
+    assert int(reply.timestamp.timestamp()) == 1727346158
+    assert mb.encode_response(reply, "openrouter") == body
+
+
+def test_a_chat_refusal_is_a_refusal() -> None:
+    body = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "refusal": "I can't."},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+    }
+    reply = mb.decode_response(body, "openai-chat")
+    assert (reply.stop_reason, reply.provider_stop_reason) == ("refusal", "stop")
+    assert _round_trip(body, "openai-chat") == body
+
+
+def _response(output: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1741476542,
+        "status": "completed",
+        "model": "gpt-5",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "reasoning": {"effort": None, "summary": None},
+        "store": True,
+    }
+
+
+def test_a_responses_refusal_is_written_as_refusal_content() -> None:
+    refusal = {"type": "refusal", "refusal": "I can't help with that."}
+    body = _response([{"type": "message", "role": "assistant", "content": [refusal]}])
+    reply = mb.decode_response(body, "openai-responses")
+    assert reply.stop_reason == "refusal"
+    [item] = mb.encode_response(reply, "openai-responses")["output"]
+    assert item["content"] == [refusal]
+
+
+def test_responses_annotations_survive_an_item_without_id() -> None:
+    note = {"type": "url_citation", "url": "https://x.org", "start_index": 0, "end_index": 3}
+    text = {"type": "output_text", "text": "See", "annotations": [note]}
+    body = _response([{"type": "message", "role": "assistant", "content": [text]}])
+    [item] = mb.encode_response(mb.decode_response(body, "openai-responses"), "openai-responses")[
+        "output"
+    ]
+    assert item["content"] == [text]
+
+
+def test_responses_replies_keep_every_echoed_field() -> None:
+    item = {
+        "type": "message",
+        "id": "msg_1",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Hi", "annotations": []}],
+    }
+    body = _response([item, {"type": "file_search_call", "id": "fs_1", "results": None}])
+    assert _round_trip(body, "openai-responses") == body

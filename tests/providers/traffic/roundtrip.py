@@ -185,12 +185,27 @@ def _parsed_arguments(value: Any) -> Any:
     return out
 
 
+def _image_detail_auto(value: Any) -> Any:
+    """OpenAI Responses: an ``input_image``'s ``detail`` "defaults to ``auto``" (API reference,
+    responses/create ``input_image.detail``): absent and ``auto`` say the same."""
+    if isinstance(value, list):
+        return [_image_detail_auto(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {key: _image_detail_auto(item) for key, item in value.items()}
+    if out.get("type") == "input_image":
+        out.setdefault("detail", "auto")
+    return out
+
+
 def normalised(provider: str, kind: str, body: Any) -> Any:
     """``body`` rewritten into one of the forms its provider documents as the same."""
     base = _base(provider)
     body = json.loads(json.dumps(body))
     if base in CHAT_STYLE | {"openai-responses"}:
         body = _parsed_arguments(body)
+    if base == "openai-responses" and kind == "request":
+        body = _image_detail_auto(body)
     if kind == "request" and base in CHAT_STYLE | {"anthropic"} and isinstance(body, dict):
         if isinstance(body.get("messages"), list):
             body["messages"] = [_one_text_as_list(m) for m in body["messages"]]

@@ -248,11 +248,16 @@ def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
         if not isinstance(message, dict):
             raise DecodeError(f"{where}: message is not an object")
         reason = choice.get("finish_reason")
+        reason = reason if isinstance(reason, str) else None
+        refusal = message.get("refusal")
+        refused = isinstance(refusal, str) and bool(refusal) and reason == "stop"
         reply = _assistant_from_openai_chat(
             message,
             where,
             usage=usage if number == 0 else None,
-            stop_reason=reason if isinstance(reason, str) else None,
+            # a reply holding a refusal stopped because the model refused
+            stop_reason="refusal" if refused else reason,
+            provider_stop_reason=reason if refused else None,
             model=model or None,
             response_id=response_id or None,
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...blocks import RawBlock, TextBlock
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
@@ -178,13 +179,16 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 def add_request_fields(
     out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
 ) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
+    """The encoded fields plus the model and the unmodelled fields. A request with no input
+    items (one that continues a stored response or conversation) sends no ``input``."""
+    if out.get("input") == []:
+        out = {key: value for key, value in out.items() if key != "input"}
     return _add(out, "model", model, extra)
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:
     """``message`` as a Responses ``response`` object."""
-    items = to_openai_responses([message])["input"]
+    items = to_openai_responses([_as_output_texts(message)])["input"]
     own = message.provider == PROVIDER
     notes = dict(message.metadata.get(PROVIDER, {})) if own else {}
     if "status" not in notes:
@@ -196,17 +200,20 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
             notes["status"] = "failed"
         else:
             notes["status"] = "completed"
+    stamp = message.timestamp.timestamp()
     body: dict[str, Any] = {
         "id": message.response_id or "",
         "object": "response",
-        "created_at": message.timestamp.timestamp(),
+        "created_at": int(stamp) if stamp == int(stamp) else stamp,
         "model": message.model or "",
-        "output": [_as_output(item) for item in items],
+        "output": [_with_nulls(_as_output(item), message) for item in items],
         "parallel_tool_calls": True,
         "tool_choice": "auto",
         "tools": [],
         **notes,
     }
+    if "created_at" in notes and notes["created_at"] is None:
+        del body["created_at"]  # the response had none
     usage = usage_numbers(message, PROVIDER)
     if usage is None and message.usage is not None:
         numbers = message.usage
@@ -223,6 +230,34 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     if usage is not None:
         body["usage"] = usage
     return body
+
+
+def _as_output_texts(message: AssistantMessage) -> AssistantMessage:
+    """``message`` with each text block bound to an output message item (an empty id where it
+    had none), so it is written as an ``output_text`` part with its annotations, or as a
+    ``refusal`` part, never as the plain string replayed input uses."""
+    blocks: list[Any] = []
+    for block in message.content:
+        stored = block.for_provider(PROVIDER)
+        item = stored.get("item") if isinstance(stored.get("item"), dict) else {}
+        if isinstance(block, TextBlock) and not isinstance(item.get("id"), str):
+            bound = {**stored, "item": {**item, "id": ""}}
+            block = block.model_copy(
+                update={"provider_data": {**block.provider_data, PROVIDER: bound}}
+            )
+        blocks.append(block)
+    return message.model_copy(update={"content": blocks})
+
+
+def _with_nulls(item: dict[str, Any], message: AssistantMessage) -> dict[str, Any]:
+    """A verbatim output item with the ``null`` fields the response had for it (dropped from
+    the item so it can be sent back as input, where the API refuses many nulls)."""
+    for block in message.content:
+        if isinstance(block, RawBlock) and block.data == item:
+            nulls = block.for_provider(PROVIDER).get("nulls")
+            if isinstance(nulls, list):
+                return {**item, **dict.fromkeys(nulls)}
+    return item
 
 
 def _as_output(item: dict[str, Any]) -> dict[str, Any]:
