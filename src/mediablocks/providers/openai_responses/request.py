@@ -239,7 +239,8 @@ def _as_output_texts(message: AssistantMessage) -> AssistantMessage:
     blocks: list[Any] = []
     for block in message.content:
         stored = block.for_provider(PROVIDER)
-        item = stored.get("item") if isinstance(stored.get("item"), dict) else {}
+        found = stored.get("item")
+        item: dict[str, Any] = found if isinstance(found, dict) else {}
         if isinstance(block, TextBlock) and not isinstance(item.get("id"), str):
             bound = {**stored, "item": {**item, "id": ""}}
             block = block.model_copy(
