@@ -27,6 +27,7 @@ from .errors import DecodeError, InvalidOptionError
 from .media import MediaBlock
 from .messages import AssistantMessage, Message, coerce_messages
 from .providers._options import EncodeOptions
+from .providers._portable import portable_extra
 from .providers._report import EncodeReport, drop_or_raise
 from .providers._tool_order import mark_tool_order, rekeyed, restore_tool_order
 from .providers.registry import canonical_provider, provider_entry, request_module
@@ -220,7 +221,7 @@ def _encode_request(
     else:
         out, found = encode_with_report(request.messages, provider, **fields)
         report.dropped.extend(found.dropped)
-    extra = _own_extra(request, name, options, report)
+    extra = _own_extra(request, name, {**options, "target": target}, report)
     body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
     sent_tools = [rekeyed(tool, name, base) for tool in request.tools]
     own_order = getattr(module, "restore_tool_order", None)
@@ -280,15 +281,20 @@ def _own_extra(
     if source is None or not request.extra or canonical_provider(source) == provider:
         return request.extra
     unsupported = options.get("unsupported", "error")
-    chosen = EncodeOptions(unsupported=unsupported, report=report)
-    for key in request.extra:
-        drop_or_raise(
-            chosen,
-            provider,
-            f"{source} request field {key!r}",
-            f"it is {source}'s own field, never copied into another provider's body",
-        )
-    return {}
+    target = options.get("target", "sdk")
+    chosen = EncodeOptions(unsupported=unsupported, report=report, target=target)
+
+    def foreign(left: dict[str, Any]) -> None:
+        for key in left:
+            drop_or_raise(
+                chosen,
+                provider,
+                f"{source} request field {key!r}",
+                f"it is {source}'s own field, never copied into another provider's body",
+            )
+
+    # stream, user, metadata, service_tier, logprobs, n...: moved to the target's own field
+    return portable_extra(request.extra, source, provider, chosen, foreign)
 
 
 def encode_response(message: AssistantMessage, provider: str) -> dict[str, Any]:

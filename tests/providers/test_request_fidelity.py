@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import mediablocks as mb
 from mediablocks.errors import InvalidOptionError, UnsupportedSettingError
+from mediablocks.providers._report import DroppedWarning
 
 WEATHER = {
     "type": "object",
@@ -113,8 +114,9 @@ def test_another_providers_tool_fields_never_leak() -> None:
     for other in ("openai-chat", "mistral", "deepseek"):
         sent = mb.encode_request(request, other, target="json")
         assert "x_custom" not in sent["tools"][0]["function"]
-    with pytest.raises(UnsupportedSettingError):
-        mb.encode_request(mb.decode_request({**body, "user": "u"}, "groq"), "anthropic")
+    own = mb.decode_request({**body, "reasoning_format": "parsed"}, "groq")
+    with pytest.raises(UnsupportedSettingError, match="reasoning_format"):
+        mb.encode_request(own, "mistral")
 
 
 # -- Gemini -----------------------------------------------------------------------------------
@@ -225,3 +227,102 @@ def test_an_unknown_responses_item_with_a_role_is_kept_verbatim() -> None:
     assert _round_trip(body, "openai-responses") == body
     request = mb.decode_request(body, "openai-responses")
     assert isinstance(request.messages[1].content[0], mb.RawBlock)
+
+
+# -- Ollama -----------------------------------------------------------------------------------
+
+
+def _ollama_history(call: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model": "qwen3",
+        "messages": [
+            {"role": "user", "content": "Weather in Oslo?"},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_name": "weather", "content": "12C", **result},
+        ],
+        "tools": [],
+        "stream": False,
+    }
+
+
+def test_ollama_ids_go_back_exactly_where_ollama_sent_them() -> None:
+    function = {"index": 0, "name": "weather", "arguments": {"city": "Oslo"}}
+    with_ids = _ollama_history({"id": "call_7", "function": function}, {"tool_call_id": "call_7"})
+    assert _round_trip(with_ids, "ollama") == with_ids
+    call_only = _ollama_history({"id": "call_7", "function": function}, {})
+    assert _round_trip(call_only, "ollama") == call_only
+    neither = _ollama_history({"function": function}, {})
+    assert _round_trip(neither, "ollama") == neither
+    # a call from elsewhere goes without an id, and so does its result (matched by tool_name)
+    request = mb.decode_request(with_ids, "ollama")
+    moved = mb.decode_request(mb.encode_request(request, "openai-chat", target="json"), "openai")
+    sent = mb.encode_request(moved, "ollama", target="json")["messages"]
+    assert "id" not in sent[1]["tool_calls"][0]
+    assert "tool_call_id" not in sent[2]
+    assert sent[2]["tool_name"] == "weather"
+
+
+def test_an_ollama_stream_and_its_whole_response_give_the_same_call_id() -> None:
+    chunk = {
+        "model": "m",
+        "created_at": "2025-07-07T20:22:19.184789Z",
+        "message": {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"name": "weather", "arguments": {"city": "Tokyo"}}}],
+        },
+        "done": False,
+    }
+    final = {**chunk, "message": {"role": "assistant", "content": ""}, "done": True}
+    folded = mb.from_stream([chunk, final], "ollama")
+    whole = mb.decode_response({**final, "message": chunk["message"]}, "ollama")
+    assert folded.tool_calls[0].id == whole.tool_calls[0].id
+
+
+# -- fields most providers share --------------------------------------------------------------
+
+
+def _chat_request(**fields: Any) -> mb.Request:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], **fields}
+    return mb.decode_request(body, "openai-chat")
+
+
+def test_shared_fields_move_to_each_providers_own_spelling() -> None:
+    request = _chat_request(stream=True, user="u-9", logprobs=True, top_logprobs=2, n=2)
+    gemini = mb.encode_request(request, "gemini", target="json", unsupported="drop")
+    assert gemini["generationConfig"] == {
+        "responseLogprobs": True,
+        "logprobs": 2,
+        "candidateCount": 2,
+    }
+    sdk = mb.encode_request(request, "gemini", unsupported="drop")
+    assert sdk["config"]["candidate_count"] == 2
+    ollama = mb.encode_request(_chat_request(stream=True, logprobs=True), "ollama")
+    assert (ollama["stream"], ollama["logprobs"]) == (True, True)
+    anthropic = mb.encode_request(
+        _chat_request(stream=True, user="u-9", max_tokens=5), "anthropic", target="json"
+    )
+    assert anthropic["stream"] is True
+    assert anthropic["metadata"] == {"user_id": "u-9"}
+
+
+def test_a_field_with_no_place_is_reported_or_raised_by_what_it_changes() -> None:
+    streamed = _chat_request(stream=True, stream_options={"include_usage": True}, store=True)
+    body, report = mb.encode_request_with_report(streamed, "bedrock", target="json")
+    assert "stream" not in body
+    assert [d.what.split("=")[0] for d in report.dropped] == [
+        "openai-chat request field stream",
+        "openai-chat request field stream_options.include_usage",
+        "openai-chat request field store",
+    ]
+    with pytest.warns(DroppedWarning, match="streaming is another call"):
+        mb.encode_request(_chat_request(stream=True), "gemini")
+    assert "stream" not in mb.encode_request(_chat_request(stream=False), "gemini")
+    several = _chat_request(n=3, max_tokens=9)
+    with pytest.raises(UnsupportedSettingError, match="one reply per request"):
+        mb.encode_request(several, "anthropic")
+    one = _chat_request(n=1, max_tokens=9)
+    assert "n" not in mb.encode_request(one, "anthropic")
+    tier = _chat_request(service_tier="flex", max_tokens=9)
+    _, report = mb.encode_request_with_report(tier, "anthropic")
+    assert "service_tier" in report.dropped[0].what
