@@ -326,3 +326,54 @@ def test_a_field_with_no_place_is_reported_or_raised_by_what_it_changes() -> Non
     tier = _chat_request(service_tier="flex", max_tokens=9)
     _, report = mb.encode_request_with_report(tier, "anthropic")
     assert "service_tier" in report.dropped[0].what
+
+
+# -- reasoning OpenAI-compatible servers want back --------------------------------------------
+
+
+def _chat_loop(provider: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """A tool loop's next request: the user, the server's reply as it came, the result."""
+    return {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "Weather in Oslo?"},
+            reply,
+            {"role": "tool", "tool_call_id": "call_1", "content": "12C"},
+        ],
+    }
+
+
+CALL = {"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{}"}}
+
+
+def test_deepseek_reasoning_content_goes_back_after_tool_calls() -> None:
+    reply = {
+        "role": "assistant",
+        "content": "",
+        "reasoning_content": "I should look it up.",
+        "tool_calls": [CALL],
+    }
+    body = _chat_loop("deepseek", reply)
+    assert _round_trip(body, "deepseek") == body
+    # not to OpenAI itself, whose messages have no such field
+    request = mb.decode_request(body, "deepseek")
+    assert "reasoning_content" not in mb.encode_request(request, "openai-chat")["messages"][1]
+
+
+def test_openrouter_reasoning_details_and_gemini_thought_signatures_go_back() -> None:
+    details = [{"type": "reasoning.encrypted", "data": "ZW5j", "format": "anthropic-claude-v1"}]
+    reply = {
+        "role": "assistant",
+        "content": None,
+        "reasoning": "Look it up.",
+        "reasoning_details": details,
+        "tool_calls": [CALL],
+    }
+    body = _chat_loop("openrouter", reply)
+    assert _round_trip(body, "openrouter") == body
+    signed = {**CALL, "extra_content": {"google": {"thought_signature": "c2ln"}}}
+    reply = {"role": "assistant", "content": None, "tool_calls": [signed]}
+    body = _chat_loop("openai-chat", reply)
+    assert _round_trip(body, "openai-chat") == body
+    request = mb.decode_request(body, "openai-chat")
+    assert "extra_content" not in mb.encode_request(request, "groq")["messages"][1]["tool_calls"][0]

@@ -160,3 +160,53 @@ def test_responses_replies_keep_every_echoed_field() -> None:
     }
     body = _response([item, {"type": "file_search_call", "id": "fs_1", "results": None}])
     assert _round_trip(body, "openai-responses") == body
+
+
+def test_cache_writes_groq_stream_usage_and_deepseek_cache_fields_are_read_and_written() -> None:
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 5,
+        "total_tokens": 105,
+        "prompt_tokens_details": {"cached_tokens": 40, "cache_write_tokens": 30},
+    }
+    body = {
+        "id": "gen-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "anthropic/claude",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hi"},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage,
+    }
+    reply = mb.decode_response(body, "openrouter")
+    assert reply.usage is not None
+    assert (reply.usage.cache_read_tokens, reply.usage.cache_write_tokens) == (40, 30)
+    plain = reply.model_copy(update={"provider": "anthropic"})
+    written = mb.encode_response(plain, "openai-chat")["usage"]["prompt_tokens_details"]
+    assert written == {"cached_tokens": 40, "cache_write_tokens": 30}
+    deepseek = mb.encode_response(plain, "deepseek")["usage"]
+    assert (deepseek["prompt_cache_hit_tokens"], deepseek["prompt_cache_miss_tokens"]) == (40, 30)
+    chunks = [
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "model": "llama",
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}],
+            "x_groq": {"id": "req_1"},
+        },
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "model": "llama",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "x_groq": {"id": "req_1", "usage": {"prompt_tokens": 7, "completion_tokens": 1}},
+        },
+    ]
+    folded = mb.from_stream(chunks, "groq")
+    assert folded.usage is not None
+    assert (folded.usage.input_tokens, folded.usage.output_tokens) == (7, 1)

@@ -119,6 +119,11 @@ class EncodeOptions:
     user message in its place, so the model sees the compacted context."""
     media_sink: MediaSink | None = field(default=None, compare=False, repr=False)
     """Set by `encode_json` only."""
+    endpoint: str | None = field(default=None, compare=False)
+    """The profile a shared translator encodes for (``"deepseek"``, ``"openrouter"``...), set
+    by the profile's wrapper; None is the translator's own provider. Fields only the endpoint
+    that sent them reads (DeepSeek's ``reasoning_content``, OpenRouter's ``reasoning_details``)
+    go back to that endpoint only."""
     report: EncodeReport | None = field(default=None, compare=False, repr=False)
     """Where drops are recorded (set by `mb.encode_with_report`)."""
 

@@ -179,7 +179,25 @@ def _tool_call_from_openai_chat(raw: Any, where: str) -> Block:
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
         call_id = "call_" + uuid.uuid4().hex[:24]
-    return ToolCallBlock(id=call_id, name=function["name"], args=args, raw_args=raw_args)
+    # fields beside id/type/function (the thought signature Gemini's OpenAI-compatible endpoint
+    # puts in extra_content.google, a streamed call's index...): sent back to that endpoint
+    stored: dict[str, Any] = {}
+    call_extra = {k: _json_safe(v) for k, v in call.items() if k not in ("id", "type", "function")}
+    function_extra = {k: _json_safe(v) for k, v in function.items() if k not in _CALL_KEYS}
+    if call_extra:
+        stored["call"] = call_extra
+    if function_extra:
+        stored["function"] = function_extra
+    return ToolCallBlock(
+        id=call_id,
+        name=function["name"],
+        args=args,
+        raw_args=raw_args,
+        provider_data={PROVIDER: stored} if stored else {},
+    )
+
+
+_CALL_KEYS = frozenset({"name", "arguments"})
 
 
 def _json_safe(value: Any) -> Any:
@@ -291,6 +309,8 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
         cache_read_tokens=usage_count(
             prompt.get("cached_tokens", usage.get("prompt_cache_hit_tokens"))
         ),
+        # OpenRouter (and OpenAI-compatible gateways) count cache writes beside the reads
+        cache_write_tokens=usage_count(prompt.get("cache_write_tokens")),
         reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
         raw=usage,
     )
@@ -363,6 +383,8 @@ def _assistant_from_openai_chat(
     item: dict[str, Any], where: str, **fields: Any
 ) -> AssistantMessage:
     kept = message_fields(item, _ASSISTANT_KEYS)
+    if item.get("content") == "" and item.get("tool_calls"):
+        kept["content"] = ""  # empty text beside the calls, where null is written by default
     blocks: list[Block] = []
     for field in _REASONING_FIELDS:
         reasoning = item.get(field)

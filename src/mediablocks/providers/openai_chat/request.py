@@ -119,17 +119,27 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     body.update(notes.get("response_fields") or {})
     usage = usage_numbers(message, PROVIDER) if not own else _raw_usage(message)
     if usage is None and message.usage is not None:
-        numbers = message.usage
-        usage = {
-            "prompt_tokens": numbers.input_tokens,
-            "completion_tokens": numbers.output_tokens,
-            "total_tokens": numbers.total_tokens,
-            "prompt_tokens_details": {"cached_tokens": numbers.cache_read_tokens},
-            "completion_tokens_details": {"reasoning_tokens": numbers.reasoning_tokens},
-        }
+        usage = chat_usage(message)
     if usage is not None:
         body["usage"] = usage
     return body
+
+
+def chat_usage(message: AssistantMessage) -> dict[str, Any]:
+    """The reply's normalised usage in Chat Completions' names (cache writes where there are
+    any, as OpenRouter reports them)."""
+    assert message.usage is not None
+    numbers = message.usage
+    prompt: dict[str, Any] = {"cached_tokens": numbers.cache_read_tokens}
+    if numbers.cache_write_tokens:
+        prompt["cache_write_tokens"] = numbers.cache_write_tokens
+    return {
+        "prompt_tokens": numbers.input_tokens,
+        "completion_tokens": numbers.output_tokens,
+        "total_tokens": numbers.total_tokens,
+        "prompt_tokens_details": prompt,
+        "completion_tokens_details": {"reasoning_tokens": numbers.reasoning_tokens},
+    }
 
 
 def _raw_usage(message: AssistantMessage) -> dict[str, Any] | None:
