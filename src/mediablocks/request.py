@@ -20,15 +20,16 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .blocks import ToolResultBlock
+from .blocks import ToolResultBlock, summarize_validation_error
 from .errors import DecodeError, InvalidOptionError
 from .media import MediaBlock
 from .messages import AssistantMessage, Message, coerce_messages
 from .providers._options import EncodeOptions
 from .providers._portable import portable_extra
 from .providers._report import EncodeReport, drop_or_raise
+from .providers._schema import portable_schema
 from .providers._tool_order import mark_tool_order, rekeyed, restore_tool_order
 from .providers.registry import canonical_provider, provider_entry, request_module
 from .settings import Settings
@@ -57,7 +58,9 @@ class Request(BaseModel):
 
     messages: list[Message] = []
     tools: list[Tool] = []
-    tool_choice: str | None = None
+    tool_choice: str | list[str] | None = None
+    """``auto``, ``none``, ``required``, a tool's name, or a list of tools' names (one of
+    them must be called)."""
     settings: Settings = Field(default_factory=Settings)
     model: str | None = None
     extra: dict[str, Any] = {}
@@ -65,6 +68,14 @@ class Request(BaseModel):
     provider: str | None = None
     """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
     that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
+
+    def __init__(self, **fields: Any) -> None:
+        try:
+            super().__init__(**fields)
+        except ValidationError as exc:
+            raise InvalidOptionError(
+                f"not a valid request: {summarize_validation_error(exc)}"
+            ) from None
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -212,7 +223,9 @@ def _encode_request(
         "tools": [rekeyed(tool, name, base) for tool in request.tools] or None,
         "tool_choice": request.tool_choice,
         "settings": rekeyed(
-            _model_settings(request, provider, module, options, report), name, base
+            _portable_settings(_model_settings(request, provider, module, options, report), base),
+            name,
+            base,
         ),
         **options,
     }
@@ -269,6 +282,17 @@ def _model_settings(
             drop_or_raise(chosen, canonical_provider(provider), f"setting {name}", reason)
             cleared[name] = None
     return request.settings.model_copy(update=cleared) if cleared else request.settings
+
+
+def _portable_settings(settings: Settings, base: str) -> Settings:
+    """The settings for ``base``: a response schema Gemini sent in its OpenAPI subset
+    (``responseSchema``: upper-case types, ``nullable``) goes to any other provider as JSON
+    Schema."""
+    noted = settings.for_provider("gemini").get("schema_field") == "response_schema"
+    if not noted or base == "gemini" or settings.response_schema is None:
+        return settings
+    schema = portable_schema(settings.response_schema)
+    return settings.model_copy(update={"response_schema": schema})
 
 
 def _own_extra(

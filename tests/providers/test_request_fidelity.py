@@ -377,3 +377,82 @@ def test_openrouter_reasoning_details_and_gemini_thought_signatures_go_back() ->
     assert _round_trip(body, "openai-chat") == body
     request = mb.decode_request(body, "openai-chat")
     assert "extra_content" not in mb.encode_request(request, "groq")["messages"][1]["tool_calls"][0]
+
+
+# -- structured output and choices real requests use ------------------------------------------
+
+
+def test_gemini_response_schema_is_modelled_kept_and_translated() -> None:
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": "List cookies"}]}],
+        "generationConfig": {"responseMimeType": "application/json", "responseSchema": OPENAPI},
+    }
+    assert _round_trip(body, "gemini") == body
+    request = mb.decode_request(body, "gemini")
+    assert request.settings.response_schema == OPENAPI
+    chat = mb.encode_request(request, "openai-chat", target="json")
+    schema = chat["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["location"]["type"] == ["string", "null"]
+    as_json_schema = {
+        **body,
+        "generationConfig": {
+            "responseMimeType": "application/json",
+            "responseJsonSchema": FULL_SCHEMA,
+        },
+    }
+    assert _round_trip(as_json_schema, "gemini") == as_json_schema
+
+
+def test_named_and_strict_json_schemas_are_modelled() -> None:
+    chat_format = {
+        "type": "json_schema",
+        "json_schema": {"name": "Location", "schema": FULL_SCHEMA, "strict": True},
+    }
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    chat = {**body, "response_format": chat_format}
+    assert _round_trip(chat, "openai-chat") == chat
+    request = mb.decode_request(chat, "openai-chat")
+    assert request.settings.response_schema == FULL_SCHEMA
+    assert not request.extra
+    gemini = mb.encode_request(request, "gemini", target="json")
+    assert gemini["generationConfig"]["responseJsonSchema"] == FULL_SCHEMA
+    text = {"format": {"type": "json_schema", "name": "Loc", "schema": FULL_SCHEMA, "strict": True}}
+    responses = {"model": "m", "input": "hi", "text": text}
+    assert _round_trip(responses, "openai-responses") == responses
+
+
+def test_a_choice_among_several_tools_is_modelled() -> None:
+    tools = [
+        {"name": "a", "parameters": {"type": "OBJECT"}},
+        {"name": "b", "parameters": {"type": "OBJECT"}},
+        {"name": "c", "parameters": {"type": "OBJECT"}},
+    ]
+    body = _gemini_body([{"functionDeclarations": tools}])
+    body["toolConfig"] = {
+        "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a", "c"]}
+    }
+    assert _round_trip(body, "gemini") == body
+    request = mb.decode_request(body, "gemini")
+    assert request.tool_choice == ["a", "c"]
+    chat = mb.encode_request(request, "openai-chat", target="json")
+    assert chat["tool_choice"] == {
+        "type": "allowed_tools",
+        "allowed_tools": {
+            "mode": "required",
+            "tools": [
+                {"type": "function", "function": {"name": "a"}},
+                {"type": "function", "function": {"name": "c"}},
+            ],
+        },
+    }
+    assert mb.decode_request(chat, "openai-chat").tool_choice == ["a", "c"]
+    responses = mb.encode_request(request, "openai-responses", target="json")
+    assert mb.decode_request(responses, "openai-responses").tool_choice == ["a", "c"]
+    narrowed = request.model_copy(update={"settings": mb.Settings(max_tokens=9)})
+    with pytest.raises(UnsupportedSettingError, match="restrict the tool choice"):
+        mb.encode_request(narrowed, "anthropic")
+    sent, report = mb.encode_request_with_report(narrowed, "anthropic", unsupported="drop")
+    assert sent["tool_choice"] == {"type": "any"}
+    assert "sent as required" in report.dropped[0].what
+    with pytest.raises(InvalidOptionError):
+        mb.Request(tools=request.tools, tool_choice=["a", "zz"])

@@ -21,10 +21,12 @@ __all__ = [
     "chat_settings_from",
     "decoded_settings",
     "function_entry",
+    "one_tool_choice",
     "own_fields",
     "rest_of",
     "strict_schema",
     "tool_choice_name",
+    "tool_choice_names",
     "tool_from",
     "tool_note",
     "tool_schema",
@@ -64,7 +66,29 @@ def strict_schema(tool: Tool, provider: str, options: EncodeOptions) -> dict[str
 def tool_choice_name(options: EncodeOptions) -> str | None:
     """The tool name when the choice is one tool, else None."""
     choice = options.tool_choice
-    return choice if choice is not None and choice not in TOOL_CHOICES else None
+    return choice if isinstance(choice, str) and choice not in TOOL_CHOICES else None
+
+
+def tool_choice_names(options: EncodeOptions) -> tuple[str, ...] | None:
+    """The tools' names when the choice is one of several tools, else None."""
+    choice = options.tool_choice
+    return choice if isinstance(choice, tuple) else None
+
+
+def one_tool_choice(options: EncodeOptions, provider: str) -> EncodeOptions:
+    """``options`` for a provider that cannot restrict the choice to a few tools: a choice of
+    several raises `UnsupportedSettingError`, or with ``unsupported="drop"`` is reported and
+    sent as ``required`` (some tool, from all of them)."""
+    names = tool_choice_names(options)
+    if names is None:
+        return options
+    drop_or_raise(
+        options,
+        provider,
+        f"tool_choice restricted to {', '.join(names)} (sent as required)",
+        f"{provider} cannot restrict the tool choice to some of the tools",
+    )
+    return options.replace(tool_choice="required")
 
 
 MARK = "_"
@@ -284,7 +308,12 @@ def tools_from_functions(items: Any, provider: str) -> tuple[list[Tool], list[An
 
 
 def function_choice(options: EncodeOptions, required: str = "required") -> Any:
-    """OpenAI-style ``tool_choice``: a string, or ``{"type": "function", ...}`` for one tool."""
+    """OpenAI-style ``tool_choice``: a string, ``{"type": "function", ...}`` for one tool, or
+    ``{"type": "allowed_tools", ...}`` (``required`` mode) for one of several."""
+    names = tool_choice_names(options)
+    if names is not None:
+        tools = [{"type": "function", "function": {"name": name}} for name in names]
+        return {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": tools}}
     name = tool_choice_name(options)
     if name is not None:
         return {"type": "function", "function": {"name": name}}
@@ -293,8 +322,13 @@ def function_choice(options: EncodeOptions, required: str = "required") -> Any:
     return options.tool_choice
 
 
-def choice_from_function(value: Any, required: tuple[str, ...] = ("required",)) -> str | None:
+def choice_from_function(
+    value: Any, required: tuple[str, ...] = ("required",)
+) -> str | list[str] | None:
     """The tool choice in an OpenAI-style ``tool_choice`` (None when absent or not one of ours)."""
+    names = _allowed_tools(value)
+    if names is not None:
+        return names
     if value in ("auto", "none"):
         return str(value)
     if value in required:
@@ -308,6 +342,29 @@ def choice_from_function(value: Any, required: tuple[str, ...] = ("required",)) 
 
 
 _FORMAT_NOTES = frozenset({"name", "strict", "description"})
+
+
+def _allowed_tools(value: Any) -> list[str] | None:
+    """The names of a ``required`` ``allowed_tools`` choice of two or more functions."""
+    if not isinstance(value, dict) or set(value) != {"type", "allowed_tools"}:
+        return None
+    inner = value.get("allowed_tools")
+    if value["type"] != "allowed_tools" or not isinstance(inner, dict):
+        return None
+    tools = inner.get("tools")
+    if set(inner) != {"mode", "tools"} or inner["mode"] != "required":
+        return None
+    if not isinstance(tools, list) or len(tools) < 2:
+        return None
+    names: list[str] = []
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if set(tool) != {"type", "function"} or tool["type"] != "function":
+            return None
+        if not isinstance(function, dict) or set(function) != {"name"}:
+            return None
+        names.append(function["name"])
+    return names if len(set(names)) == len(names) else None
 
 
 def json_schema_format(
@@ -366,10 +423,14 @@ def chat_settings_fields(
     max_tokens: str,
     seed: str = "seed",
     top_k: bool = False,
+    allowed_tools: bool = False,
 ) -> dict[str, Any]:
     """Tools, tool choice and settings as Chat Completions-shaped fields (OpenAI Chat, Mistral):
     they differ only in the names of the output-token limit (``max_tokens``) and the seed
-    (``seed``), and whether ``top_k`` has a field (Mistral) or not (OpenAI)."""
+    (``seed``), whether ``top_k`` has a field (Mistral) or not (OpenAI), and whether the choice
+    can be narrowed to some of the tools (OpenAI's ``allowed_tools``)."""
+    if not allowed_tools:
+        options = one_tool_choice(options, provider)
     out: dict[str, Any] = {}
     if options.tools:
         out["tools"] = function_tools(options, provider, strict=True)

@@ -21,6 +21,7 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    one_tool_choice,
     own_fields,
     rest_of,
     strict_schema,
@@ -52,6 +53,7 @@ _CHOICES = {"auto": "auto", "none": "none", "required": "any"}
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``tool_choice`` and the settings as ``client.messages.create`` fields."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     if options.tools:
         out["tools"] = [_tool(tool, options) for tool in options.tools]
@@ -59,7 +61,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     if name is not None:
         out["tool_choice"] = {"type": "tool", "name": name}
     elif options.tool_choice is not None:
-        out["tool_choice"] = {"type": _CHOICES[options.tool_choice]}
+        out["tool_choice"] = {"type": _CHOICES[str(options.tool_choice)]}
     settings = options.settings
     if settings is None:
         return out

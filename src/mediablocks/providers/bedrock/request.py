@@ -23,6 +23,7 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    one_tool_choice,
     own_fields,
     strict_schema,
     tool_choice_name,
@@ -55,6 +56,7 @@ _SPEC_KEYS = frozenset({"name", "description", "inputSchema", "strict"})
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``toolConfig``, ``inferenceConfig`` and ``outputConfig`` for ``converse``."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     tool_config: dict[str, Any] = {}
     if options.tools:

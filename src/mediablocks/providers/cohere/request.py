@@ -24,6 +24,7 @@ from .._fields import (
 from .._fields import (
     decoded_settings,
     function_entry,
+    one_tool_choice,
     own_fields,
     pop_settings,
     rest_of,
@@ -64,6 +65,7 @@ _NAMED = {
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``strict_tools``, ``tool_choice`` and the settings as ``client.v2.chat``
     fields."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     if options.tools:
         out.update(_tools(options))

@@ -27,6 +27,7 @@ from .._fields import (
     decoded_settings,
     own_fields,
     tool_choice_name,
+    tool_choice_names,
     tool_from,
     tool_note,
     usage_numbers,
@@ -77,9 +78,12 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
         config["tools"] = _tool_entries(options)
     if options.tool_choice is not None:
         name = tool_choice_name(options)
-        calling: dict[str, Any] = {"mode": "ANY" if name else _MODES[options.tool_choice]}
-        if name:
-            calling["allowed_function_names"] = [name]
+        names = tool_choice_names(options)
+        allowed = [name] if name else list(names) if names else None
+        mode = "ANY" if allowed else _MODES[str(options.tool_choice)]
+        calling: dict[str, Any] = {"mode": mode}
+        if allowed:
+            calling["allowed_function_names"] = allowed
         config["tool_config"] = {"function_calling_config": calling}
     generation = _generation(options)
     if sdk:
@@ -157,7 +161,9 @@ def _generation(options: EncodeOptions) -> dict[str, Any]:
         out["thinking_config"] = {"thinking_level": settings.reasoning_effort.upper()}
     if settings.response_schema is not None:
         out["response_mime_type"] = _JSON
-        out["response_json_schema"] = settings.response_schema
+        # a schema Gemini sent in the OpenAPI-subset field goes back there, as written
+        field = settings.for_provider(PROVIDER).get("schema_field", "response_json_schema")
+        out[field] = settings.response_schema
     if settings.json_mode:
         out["response_mime_type"] = _JSON
     if settings.parallel_tool_calls is not None:
@@ -231,10 +237,18 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         _pop(generation, "thinking_config")
         given["reasoning_effort"] = str(level).lower()
     schema = _get(generation, "response_json_schema")
+    openapi = _get(generation, "response_schema")
     if isinstance(schema, dict) and _get(generation, "response_mime_type") == _JSON:
         _pop(generation, "response_json_schema")
         _pop(generation, "response_mime_type")
         given["response_schema"] = schema
+    elif isinstance(openapi, dict) and _get(generation, "response_mime_type") == _JSON:
+        # the OpenAPI subset (upper-case types): kept as written, other providers get it as
+        # JSON Schema (`portable_schema`)
+        _pop(generation, "response_schema")
+        _pop(generation, "response_mime_type")
+        given["response_schema"] = openapi
+        given["provider_data"] = {PROVIDER: {"schema_field": "response_schema"}}
     elif _get(generation, "response_mime_type") == _JSON:
         given["json_mode"] = _pop(generation, "response_mime_type") == _JSON
     if sdk:
@@ -323,7 +337,7 @@ def restore_tool_order(body: dict[str, Any], tools: list[Any]) -> None:
     items[:] = [entry if entry is not None else next(verbatim) for entry in order]
 
 
-def _choice(value: Any, config: dict[str, Any], key: str = "tool_config") -> str | None:
+def _choice(value: Any, config: dict[str, Any], key: str = "tool_config") -> str | list[str] | None:
     calling = _get(value, "function_calling_config")
     if not isinstance(value, dict) or len(value) != 1 or not isinstance(calling, dict):
         if value is not None:
@@ -333,8 +347,12 @@ def _choice(value: Any, config: dict[str, Any], key: str = "tool_config") -> str
     names = _get(calling, "allowed_function_names")
     if set(calling) <= {"mode"} and mode in ("AUTO", "NONE", "ANY"):
         return {"AUTO": "auto", "NONE": "none", "ANY": "required"}[mode]
-    if mode == "ANY" and isinstance(names, list) and len(names) == 1 and len(calling) == 2:
-        return str(names[0])
+    if mode == "ANY" and isinstance(names, list) and len(calling) == 2 and names:
+        if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+            config[key] = value
+            return None
+        # one allowed function is that tool; several, one of them
+        return str(names[0]) if len(names) == 1 else [str(n) for n in names]
     config[key] = value
     return None
 

@@ -23,6 +23,7 @@ from .._fields import (
 from .._fields import (
     decoded_settings,
     function_tools,
+    one_tool_choice,
     rest_of,
     tools_from_functions,
     unsupported_setting,
@@ -54,6 +55,7 @@ _OPTIONS = {
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``options``, ``think`` and ``format`` for ``client.chat``."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     if options.tools:
         out["tools"] = [

@@ -42,7 +42,9 @@ MESSAGE_FIELDS = frozenset({"messages"})
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``tool_choice`` and the settings as ``chat.completions.create`` fields."""
-    return chat_settings_fields(options, PROVIDER, max_tokens="max_completion_tokens")
+    return chat_settings_fields(
+        options, PROVIDER, max_tokens="max_completion_tokens", allowed_tools=True
+    )
 
 
 def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -26,6 +26,7 @@ from .._fields import (
     rest_of,
     strict_schema,
     tool_choice_name,
+    tool_choice_names,
     tool_from,
     unsupported_setting,
     unsupported_settings,
@@ -43,6 +44,7 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"input", "instructions"})
+_FORMAT_NOTES = frozenset({"strict", "description"})
 _TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
 
 
@@ -52,8 +54,12 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     if options.tools:
         out["tools"] = [_tool(tool, options) for tool in options.tools]
     name = tool_choice_name(options)
+    names = tool_choice_names(options)
     if name is not None:
         out["tool_choice"] = {"type": "function", "name": name}
+    elif names is not None:
+        tools = [{"type": "function", "name": one} for one in names]
+        out["tool_choice"] = {"type": "allowed_tools", "mode": "required", "tools": tools}
     elif options.tool_choice is not None:
         out["tool_choice"] = options.tool_choice
     settings = options.settings
@@ -77,13 +83,10 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     if settings.reasoning_effort is not None:
         out["reasoning"] = {"effort": settings.reasoning_effort}
     if settings.response_schema is not None:
-        out["text"] = {
-            "format": {
-                "type": "json_schema",
-                "name": settings.schema_name(),
-                "schema": settings.response_schema,
-            }
-        }
+        fmt: dict[str, Any] = {"type": "json_schema", "name": settings.schema_name()}
+        fmt.update(settings.for_provider(PROVIDER).get("format") or {})  # as decoded
+        fmt["schema"] = settings.response_schema
+        out["text"] = {"format": fmt}
     return out
 
 
@@ -123,7 +126,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if others:
         rest["tools"] = others
     choice = rest.get("tool_choice")
-    tool_choice = None
+    tool_choice: str | list[str] | None = _allowed_tools(choice)
     if choice in ("auto", "none", "required"):
         tool_choice = str(choice)
     elif (
@@ -153,12 +156,17 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if (
         isinstance(text, dict)
         and isinstance(fmt, dict)
-        and set(fmt) == {"type", "name", "schema"}
+        and {"type", "name", "schema"} <= set(fmt) <= {"type", "name", "schema", *_FORMAT_NOTES}
         and fmt["type"] == "json_schema"
         and isinstance(fmt["schema"], dict)
-        and decoded_settings(response_schema=fmt["schema"]).schema_name() == fmt["name"]
+        and isinstance(fmt["name"], str)
     ):
         given["response_schema"] = fmt["schema"]
+        notes = {k: fmt[k] for k in ("strict", "description") if k in fmt}
+        if decoded_settings(response_schema=fmt["schema"]).schema_name() != fmt["name"]:
+            notes["name"] = fmt["name"]
+        if notes:  # the format's own name, strict and description go back as they came
+            given["provider_data"] = {PROVIDER: {"format": notes}}
     if isinstance(text, dict) and fmt == {"type": "json_object"}:
         given["json_mode"] = True
     if isinstance(text, dict) and (given.get("json_mode") or "response_schema" in given):
@@ -174,6 +182,23 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         "model": body.get("model"),
     }
     return fields, rest
+
+
+def _allowed_tools(value: Any) -> list[str] | None:
+    """The names of a ``required`` ``allowed_tools`` choice of two or more functions."""
+    if not isinstance(value, dict) or set(value) != {"type", "mode", "tools"}:
+        return None
+    tools = value["tools"]
+    if value["type"] != "allowed_tools" or value["mode"] != "required":
+        return None
+    if not isinstance(tools, list) or len(tools) < 2:
+        return None
+    names = [t.get("name") for t in tools if isinstance(t, dict) and set(t) == {"type", "name"}]
+    if len(names) != len(tools) or any(t.get("type") != "function" for t in tools):
+        return None
+    if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        return None
+    return [str(n) for n in names]
 
 
 def add_request_fields(
