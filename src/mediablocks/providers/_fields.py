@@ -57,8 +57,9 @@ def tool_schema(tool: Tool) -> dict[str, Any]:
 
 
 def strict_schema(tool: Tool, provider: str, options: EncodeOptions) -> dict[str, Any]:
-    """The tool's parameters, made strict-mode compatible when the tool asks for strict."""
-    if not tool.strict:
+    """The tool's parameters, made strict-mode compatible when the tool asks for strict; a
+    strict schema the provider itself sent goes back to it as it was (it took it as strict)."""
+    if not tool.strict or tool_note(tool, provider, "strict_as_sent"):
         return tool_schema(tool)
     return to_strict_schema(tool_schema(tool), f"{provider} tool {tool.name!r}")
 
@@ -135,6 +136,8 @@ def tool_from(
     rest = dict(rest or {})
     if description == "":
         rest["description"] = ""
+    if strict is True:
+        rest[MARK + "strict_as_sent"] = True
     for key, value in (notes or {}).items():
         if value is not None:
             rest[MARK + key] = value
@@ -478,8 +481,8 @@ def chat_settings_from(
     """
     rest = rest_of(body, {"model", "tools", *message_fields})
     tools, others = tools_from_functions(body.get("tools"), provider)
-    if others:
-        rest["tools"] = others
+    if others or ("tools" in body and body["tools"] in (None, [])):
+        rest["tools"] = others if others else body["tools"]  # null or [] goes back so
     choice = choice_from_function(rest.get("tool_choice"), required)
     if choice is not None:
         del rest["tool_choice"]

@@ -239,8 +239,8 @@ def portable_extra(
     raised (see the module doc). What is not portable is handed to ``rest`` (which raises or
     drops it as another provider's field)."""
     left = _copy(extra)
-    if left.get("tools") == []:
-        del left["tools"]  # an empty tool list (ollama-python sends one) asks for nothing
+    if "tools" in left and left["tools"] in ([], None):
+        del left["tools"]  # no tools (ollama-python sends [], DeepSeek's example null)
     out: dict[str, Any] = {}
     source_base, target_base = _base(source), _base(target)
     for name, spellings in SPELLINGS.items():

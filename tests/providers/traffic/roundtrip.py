@@ -37,8 +37,9 @@ class Case:
     file: str
     index: int
     body: Any
-    refused: str | None = None
-    """Text the error must contain when the file lists this body as refused (with why)."""
+    expected: dict[str, str] | None = None
+    """What the file says this body gives instead of a round trip (``outcome``: refused or
+    lossy, ``detail``: text the outcome's detail holds, ``why``: the justification)."""
 
     @property
     def name(self) -> str:
@@ -50,12 +51,12 @@ def cases() -> Iterator[Case]:
     for path in sorted(HERE.glob("*/*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         provider = data["provider"]
-        refused: dict[str, str] = data.get("refused", {})
+        expected: dict[str, dict[str, str]] = data.get("expected", {})
         where = f"{path.parent.name}/{path.stem}"
         for kind, key in (("request", "requests"), ("reply", "replies"), ("stream", "streams")):
             for index, body in enumerate(data.get(key, [])):
-                reason = refused.get(f"{kind}{index}")
-                yield Case(provider, kind, where, index, body, reason)
+                noted = expected.get(f"{kind}{index}")
+                yield Case(provider, kind, where, index, body, noted)
 
 
 # -- the equivalences --------------------------------------------------------------------------
@@ -155,6 +156,20 @@ def _lone_objects_as_lists(body: Any) -> Any:
     return out
 
 
+def _turns_merged(messages: list[Any]) -> list[Any]:
+    """Anthropic: "consecutive user or assistant turns in your request will be combined into a
+    single turn" (Messages API reference, ``messages``)."""
+    out: list[Any] = []
+    for message in messages:
+        previous = out[-1] if out else None
+        same = isinstance(previous, dict) and isinstance(message, dict)
+        if same and previous["role"] == message.get("role"):
+            out[-1] = {**previous, "content": [*previous["content"], *message["content"]]}
+        else:
+            out.append(message)
+    return out
+
+
 def _null_content_as_absent(message: Any) -> Any:
     """OpenAI Chat: an assistant message's ``content`` is "Required unless ``tool_calls`` or
     ``function_call`` is specified" (API reference, chat/create ``messages[].content``): beside
@@ -221,6 +236,8 @@ def normalised(provider: str, kind: str, body: Any) -> Any:
             body["messages"] = [_one_text_as_list(m) for m in body["messages"]]
             if base != "anthropic":
                 body["messages"] = [_null_content_as_absent(m) for m in body["messages"]]
+            else:
+                body["messages"] = _turns_merged(body["messages"])
         if base == "anthropic" and isinstance(body.get("system"), str):
             body["system"] = [_text_part(body["system"])]
     if base == "gemini":

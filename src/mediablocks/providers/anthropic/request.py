@@ -131,7 +131,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                     item.get("description"),
                     item.get("input_schema"),
                     strict=item.get("strict"),
-                    rest={k: v for k, v in item.items() if k not in _TOOL_KEYS},
+                    # "type": "custom" is kept as sent (absent means the same)
+                    rest={k: v for k, v in item.items() if k not in _TOOL_KEYS or k == "type"},
                 )
             )
         else:

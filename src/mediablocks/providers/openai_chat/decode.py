@@ -7,7 +7,6 @@ See ``translate`` for what maps to what; parts mediablocks does not model decode
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
 from typing import Any
 
 from ...blocks import (
@@ -29,6 +28,7 @@ from ...messages import (
     UserMessage,
 )
 from ...mime import detect_mime
+from .._chat_envelope import envelope_notes
 from .._common import (
     add_tool_result,
     as_dict,
@@ -233,17 +233,6 @@ def from_openai_chat(payload: Any) -> list[Message]:
     raise DecodeError(f"not an OpenAI Chat payload: a {type(payload).__name__}")
 
 
-_RESPONSE_KEYS = frozenset({"id", "object", "created", "model", "choices", "usage"})
-_CHOICE_KEYS = frozenset({"index", "message", "finish_reason"})
-
-
-def _created(value: Any) -> datetime | None:
-    """A response's ``created`` (Unix seconds) as the reply's timestamp."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**40:
-        return datetime.fromtimestamp(value, tz=timezone.utc)
-    return None
-
-
 def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
     choices = data.get("choices")
     if not isinstance(choices, list):
@@ -251,11 +240,6 @@ def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
     usage = _usage_from_openai_chat(data.get("usage"))
     model = data.get("model") if isinstance(data.get("model"), str) else None
     response_id = data.get("id") if isinstance(data.get("id"), str) else None
-    # system_fingerprint, service_tier, OpenRouter's provider... as the response had them
-    envelope = {k: _json_safe(v) for k, v in data.items() if k not in _RESPONSE_KEYS}
-    if data.get("object", "chat.completion") != "chat.completion":
-        envelope["object"] = data["object"]
-    created = _created(data.get("created"))
     out: list[Message] = []
     for number, raw in enumerate(choices):
         choice = as_dict(raw)
@@ -279,20 +263,13 @@ def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
             model=model or None,
             response_id=response_id or None,
         )
-        notes = dict(reply.metadata.get(PROVIDER, {}))
-        choice_fields = {k: _json_safe(v) for k, v in choice.items() if k not in _CHOICE_KEYS}
-        if choice.get("index", number) != number or "index" not in choice:
-            choice_fields["index"] = choice.get("index", ABSENT)
-        for key, value in (("response_fields", envelope), ("choice_fields", choice_fields)):
-            if value:
-                notes[key] = value
-        if "created" not in data:
-            notes["created"] = ABSENT
-        update: dict[str, Any] = {"metadata": {**reply.metadata, PROVIDER: notes}}
-        if created is not None:
-            update["timestamp"] = created
-        out.append(reply.model_copy(update=update) if notes or created else reply)
+        # system_fingerprint, service_tier, a choice's logprobs...: as the response had them
+        out.append(envelope_notes(reply, data, choice, number, PROVIDER, DEFAULT_CHOICE))
     return out
+
+
+DEFAULT_CHOICE = {"logprobs": None}
+"""What a Chat Completions choice holds besides its message, by default."""
 
 
 def _usage_from_openai_chat(value: Any) -> Usage | None:
@@ -362,8 +339,6 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
     return out
 
 
-ABSENT = "<absent>"
-"""Stands for a field a message or response did not have, where writing it is the default."""
 _ASSISTANT_KEYS = frozenset({"role", "content", "tool_calls", "refusal", "audio", "function_call"})
 _ASSISTANT_KEYS |= frozenset(_REASONING_FIELDS) | {"annotations"}
 

@@ -17,6 +17,7 @@ from ...blocks import TextBlock, ThinkingBlock
 from ...errors import UnknownProviderError
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
+from .._chat_envelope import write_envelope
 from .._fields import (
     add_request_fields as _add,
 )
@@ -26,7 +27,7 @@ from .._fields import (
     usage_numbers,
 )
 from .._options import EncodeOptions
-from .decode import _REASONING_FIELDS, ABSENT
+from .decode import _REASONING_FIELDS, DEFAULT_CHOICE
 from .translate import PROVIDER, to_openai_chat, with_message_fields
 
 __all__ = [
@@ -106,9 +107,6 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
         "finish_reason": reason
         or provider_stop_reason_for(message.stop_reason or "end_turn", PROVIDER),
     }
-    choice.update(notes.get("choice_fields") or {"logprobs": None})
-    if choice["index"] == ABSENT:
-        del choice["index"]
     body: dict[str, Any] = {
         "id": message.response_id or "",
         "object": "chat.completion",
@@ -116,9 +114,7 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
         "model": message.model or "",
         "choices": [choice],
     }
-    if notes.get("created") == ABSENT:
-        del body["created"]
-    body.update(notes.get("response_fields") or {})
+    write_envelope(body, notes, DEFAULT_CHOICE)
     usage = usage_numbers(message, PROVIDER) if not own else _raw_usage(message)
     if usage is None and message.usage is not None:
         usage = chat_usage(message)

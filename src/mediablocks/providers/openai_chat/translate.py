@@ -43,6 +43,7 @@ from ...messages import (
     UserMessage,
 )
 from ...sources import URLSource
+from .._chat_envelope import ABSENT
 from .._common import (
     base64_data,
     data_uri,
@@ -62,7 +63,7 @@ from ._wire import (
 from ._wire import (
     OPENAI_STORES as OPENAI_STORES,
 )
-from .decode import ABSENT, from_openai_chat
+from .decode import from_openai_chat
 
 __all__ = ["FILE_STORE", "PROVIDER", "from_openai_chat", "to_openai_chat"]
 
@@ -298,18 +299,20 @@ class _Encoder:
                 self.moved.append(part)
 
 
-def with_message_fields(out: dict[str, Any], message: Message) -> dict[str, Any]:
+def with_message_fields(
+    out: dict[str, Any], message: Message, provider: str = PROVIDER
+) -> dict[str, Any]:
     """The encoded message with the fields its decoded original had beside what mediablocks
     models (``name`` on a system message, ``refusal: null``...), when it came from OpenAI Chat
     (or an endpoint speaking it); a field it did not have is left out where encoding adds it
     by default (``content: null`` beside tool calls)."""
-    notes = message.metadata.get(PROVIDER) if isinstance(message.metadata, dict) else None
+    notes = message.metadata.get(provider) if isinstance(message.metadata, dict) else None
     kept = notes.get("message_fields") if isinstance(notes, dict) else None
     if not isinstance(kept, dict):
         return out
     for key, value in kept.items():
         if value == ABSENT:
-            if out.get(key) in (None, ""):
+            if key != "content" or out.get(key) in (None, ""):
                 out.pop(key, None)
         elif key not in out or (key == "content" and out[key] is None):
             out[key] = value
