@@ -22,10 +22,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ._depth import check_depth
 from .blocks import ToolResultBlock, summarize_validation_error
 from .errors import DecodeError, InvalidOptionError
 from .media import MediaBlock
 from .messages import AssistantMessage, Message, coerce_messages
+from .providers._common import malformed_field
 from .providers._options import EncodeOptions
 from .providers._portable import portable_extra
 from .providers._report import EncodeReport, drop_or_raise
@@ -154,7 +156,15 @@ def decode_request(body: Any, provider: str) -> Request:
 
     data = _body(body, provider)
     module = request_module(provider)
-    fields, rest = module.decode_fields(data)
+    check_depth(data, f"{provider} request")
+    try:
+        fields, rest = module.decode_fields(data)
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+        # a field of the wrong JSON type: named, never a raw TypeError
+        problem = f"{type(exc).__name__}: {exc}"
+        raise DecodeError(
+            f"{provider} request is malformed: {malformed_field(data)} ({problem})"
+        ) from None
     name = canonical_provider(provider)
     base = _wire_format(name)
     tools = mark_tool_order(fields.get("tools") or [], data, rest, base)

@@ -256,7 +256,8 @@ def portable_extra(
             continue
         where = spellings.get(target_base)
         shared = _SHARED_VALUES.get(name)
-        if shared is not None and value not in shared and source_base != target_base:
+        foreign = not isinstance(value, str) or value not in (shared or ())
+        if shared is not None and foreign and source_base != target_base:
             where = Absent(f"its {name} values are its own ({', '.join(sorted(shared))} is shared)")
         if isinstance(where, tuple):
             _put(out, _spelled(where, target_base, options.target), value)

@@ -156,10 +156,10 @@ def to_gemini_schema(
                 out[key] = {n: walk(s, f"{path}.{n}", depth + 1) for n, s in value.items()}
             elif key == "items":
                 out[key] = walk(value, f"{path}[]", depth + 1)
-            elif key == "anyOf":
+            elif key == "anyOf" and isinstance(value, list):
                 out[key] = [walk(o, f"{path}|{i}", depth + 1) for i, o in enumerate(value)]
             elif key == "enum":
-                if all(isinstance(v, str) for v in value):
+                if isinstance(value, list) and all(isinstance(v, str) for v in value):
                     out[key] = value
                 else:
                     lost.append(f"{here}: enum of non-strings {value!r} (Gemini takes strings)")
@@ -199,7 +199,12 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
             or "properties" in node
         ):
             properties = node.setdefault("properties", {})
-            required = set(node.get("required", []))
+            if not isinstance(properties, dict):
+                raise UnsupportedSettingError(f"{where}: properties is not an object")
+            given_required = node.get("required", [])
+            if not isinstance(given_required, list):
+                raise UnsupportedSettingError(f"{where}: required is not a list")
+            required = {name for name in given_required if isinstance(name, str)}
             for name, prop in properties.items():
                 if name not in required and isinstance(prop, dict):
                     prop.pop("default", None)
@@ -212,7 +217,7 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
                         prop["type"] = [prop["type"], "null"]
                     elif isinstance(prop.get("type"), list) and "null" not in prop["type"]:
                         prop["type"] = [*prop["type"], "null"]
-            given = [name for name in node.get("required", []) if name in properties]
+            given = [name for name in given_required if name in properties]
             node["required"] = [*given, *(name for name in properties if name not in given)]
             extra = node.get("additionalProperties")
             if extra not in (None, False):

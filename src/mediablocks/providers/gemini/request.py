@@ -200,7 +200,10 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     sdk = "config" in body
     rest = {k: v for k, v in body.items() if k not in ("model", "contents")}
     if sdk:
-        config = dict(rest.pop("config") or {})
+        sent = rest.pop("config")
+        if sent is not None and not isinstance(sent, dict):
+            raise DecodeError(f"Gemini 'config' is a {type(sent).__name__}, not an object")
+        config = dict(sent or {})
         config.pop("system_instruction", None)
         generation = config
     else:
@@ -209,6 +212,10 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         config = rest
         generation_key = _spelling(rest, "generation_config")
         sent = _pop(rest, "generation_config")
+        if sent is not None and not isinstance(sent, dict):
+            raise DecodeError(
+                f"Gemini 'generationConfig' is a {type(sent).__name__}, not an object"
+            )
         generation = dict(sent or {})
     tools, others = _tools(_pop(config, "tools"))
     if others:
