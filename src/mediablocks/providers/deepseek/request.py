@@ -2,9 +2,10 @@
 
 https://api-docs.deepseek.com/api/create-chat-completion documents ``max_tokens`` (not
 ``max_completion_tokens``) and ``response_format`` of type ``text`` or ``json_object`` only
-(https://api-docs.deepseek.com/guides/json_mode); it has no ``reasoning_effort`` (the reasoner
-model always reasons). A JSON schema or an effort raises `UnsupportedSettingError` (or is dropped
-and reported); JSON-object mode (``Settings.json_mode``) is sent.
+(https://api-docs.deepseek.com/guides/json_mode): a JSON schema raises `UnsupportedSettingError`
+(or is dropped and reported); JSON-object mode (``Settings.json_mode``) is sent. Thinking mode
+takes ``reasoning_effort`` (https://api-docs.deepseek.com/guides/thinking_mode: ``low`` and
+``medium`` run as ``high``), sent as given.
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     unsupported_settings(
         options,
         PROVIDER,
-        ("response_schema", "reasoning_effort"),
-        "DeepSeek documents JSON-object mode only and no reasoning effort",
+        ("response_schema",),
+        "DeepSeek documents JSON-object mode only (no json_schema response format)",
     )
     settings = options.settings
     if settings is not None:
-        kept = settings.model_copy(update={"response_schema": None, "reasoning_effort": None})
+        kept = settings.model_copy(update={"response_schema": None})
         options = options.replace(settings=kept)
     return chat_settings_fields(options, PROVIDER, max_tokens="max_tokens")
 
