@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import mimetypes
 import re
+from datetime import date, datetime
+from enum import Enum
 from typing import Any, Union
 from urllib.parse import urlsplit
 
+from ...datauri import b64encode
 from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...mime import normalize_mime
+from .._common import as_dict
 
 PROVIDER = "gemini"
 _Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
@@ -151,3 +155,31 @@ def _gemini_reads(url: str) -> bool:
     if host in _YOUTUBE_HOSTS:
         return True
     return host == _FILE_API_HOST and "/files/" in parts.path
+
+
+def _plain(value: Any) -> Any:
+    """A dict for an SDK object (the SDK dumps snake_case, bytes kept), or the value as is."""
+    if isinstance(value, (dict, list, str, bytes)) or value is None:
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="python", exclude_none=True)
+        except TypeError:
+            return as_dict(value)
+    return as_dict(value)
+
+
+def _json_safe(value: Any) -> Any:
+    """Bytes as base64 (the REST spelling), enums as their value, datetimes as ISO text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return b64encode(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    return value

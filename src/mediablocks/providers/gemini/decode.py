@@ -7,7 +7,6 @@ from the REST API) are accepted everywhere.
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
 from enum import Enum
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,11 +32,11 @@ from ...messages import (
 from ...mime import normalize_mime
 from ...sources import URLSource
 from .._common import (
-    as_dict,
     synthetic_call_id,
     usage_count,
     user_turns,
 )
+from ._envelope import _FINISH_REASONS, _RESPONSE_FIELDS, _envelope_notes
 from ._wire import (
     _AS_FILE_URI,
     _EMPTY_PART,
@@ -55,7 +54,9 @@ from ._wire import (
     _gemini_reads,
     _get,
     _guess,
+    _json_safe,
     _Media,
+    _plain,
     _respell,
     _snake_key,
     _wire_mime,
@@ -99,19 +100,6 @@ def from_gemini(payload: Any) -> list[Message]:
 
 
 _RESPONSE_KEYS = ("candidates", "usage_metadata", "prompt_feedback", "response_id")
-
-
-def _plain(value: Any) -> Any:
-    """A dict for an SDK object (the SDK dumps snake_case, bytes kept), or the value as is."""
-    if isinstance(value, (dict, list, str, bytes)) or value is None:
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            return dump(mode="python", exclude_none=True)
-        except TypeError:
-            return as_dict(value)
-    return as_dict(value)
 
 
 class _Decoder:
@@ -319,52 +307,6 @@ class _Decoder:
                 return self.pending.pop(number)
         return None
 
-
-_FINISH_REASONS: dict[str, str] = {
-    "MODEL_ARMOR": "content_filter",  # Vertex AI: Model Armor blocked the response
-    "IMAGE_RECITATION": "content_filter",
-    "IMAGE_OTHER": "other",
-    "NO_IMAGE": "other",
-    "MISSING_THOUGHT_SIGNATURE": "error",
-    "MALFORMED_RESPONSE": "error",
-    "ESCALATION": "other",
-    "CONTINUATION": "other",
-}
-"""Finish reasons of google-genai's ``FinishReason`` beyond the shared table, normalised here.
-A blocked prompt (``promptFeedback.blockReason``, no candidate) is ``content_filter``, or
-``refusal`` for ``JAILBREAK``: the request was refused before the model answered."""
-
-
-def _envelope_notes(sent: Any, candidate: dict[str, Any], content: Any) -> dict[str, Any]:
-    """How the response was laid out, where it differs from what `response_body` writes by
-    default, so the reply goes back as it came: the candidate's ``index``, a candidate with no
-    content or a content with no role, unknown content fields, no candidates at all (a blocked
-    prompt), and the candidates after the first (kept verbatim, never dropped)."""
-    notes: dict[str, Any] = {}
-    if sent is None:
-        notes["candidates"] = None
-    elif sent == []:
-        notes["candidates"] = []
-    elif len(sent) > 1:
-        notes["other_candidates"] = _json_safe(_respell(_plain(sent[1:]), _camel_key))
-    if "index" in candidate:
-        notes["index"] = candidate["index"]
-    if sent and _get(candidate, "content") is None:
-        notes["content"] = None
-    elif isinstance(content, dict):
-        if "role" not in content:
-            notes["content_role"] = None
-        if "parts" not in content:
-            notes["content_parts"] = None
-        extra = {k: v for k, v in content.items() if k not in ("role", "parts")}
-        if extra:
-            notes["content_fields"] = _json_safe(extra)
-    return notes
-
-
-_RESPONSE_FIELDS = frozenset(
-    {"candidates", "usage_metadata", "prompt_feedback", "model_version", "response_id"}
-)
 
 _CANDIDATE_NOTES = (
     "finish_message",
@@ -591,18 +533,3 @@ def _enum_text(value: Any) -> str | None:
     return (
         value.rsplit(".", 1)[-1] if value.startswith(("FinishReason.", "BlockedReason.")) else value
     )
-
-
-def _json_safe(value: Any) -> Any:
-    """Bytes as base64 (the REST spelling), enums as their value, datetimes as ISO text."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return b64encode(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): _json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(item) for item in value]
-    return value

@@ -38,8 +38,8 @@ from .._fields import (
 from .._options import EncodeOptions
 from .._report import drop_or_raise
 from .._schema import to_gemini_schema
-from ._wire import PROVIDER, _camel_key, _respell
-from .decode import _CANDIDATE_NOTES, _json_safe
+from ._wire import PROVIDER, _camel_key, _json_safe, _respell
+from .decode import _CANDIDATE_NOTES
 from .translate import to_gemini
 
 __all__ = [
