@@ -217,7 +217,9 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
                         prop["type"] = [prop["type"], "null"]
                     elif isinstance(prop.get("type"), list) and "null" not in prop["type"]:
                         prop["type"] = [*prop["type"], "null"]
-            given = [name for name in given_required if name in properties]
+            given = [
+                name for name in given_required if isinstance(name, str) and name in properties
+            ]
             node["required"] = [*given, *(name for name in properties if name not in given)]
             extra = node.get("additionalProperties")
             if extra not in (None, False):
