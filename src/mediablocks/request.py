@@ -21,17 +21,21 @@ import os
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._depth import MAX_DEPTH, check_depth, loads
-from .blocks import ToolResultBlock
+from .blocks import ToolResultBlock, summarize_validation_error
 from .errors import DecodeError, InvalidOptionError
 from .fetching.policy import FetchPolicy
 from .media import MediaBlock
 from .messages import AssistantMessage, Message, coerce_messages
+from .providers._common import malformed_field
 from .providers._options import EncodeOptions
+from .providers._portable import portable_extra
 from .providers._report import EncodeReport, drop_or_raise
-from .providers.registry import canonical_provider, request_module
+from .providers._schema import portable_schema
+from .providers._tool_order import mark_tool_order, rekeyed, restore_tool_order
+from .providers.registry import canonical_provider, provider_entry, request_module
 from .settings import Settings
 from .sources import FileIdSource, URLSource
 from .sources._trust import loading
@@ -59,7 +63,9 @@ class Request(BaseModel):
 
     messages: list[Message] = []
     tools: list[Tool] = []
-    tool_choice: str | None = None
+    tool_choice: str | list[str] | None = None
+    """``auto``, ``none``, ``required``, a tool's name, or a list of tools' names (one of
+    them must be called)."""
     settings: Settings = Field(default_factory=Settings)
     model: str | None = None
     extra: dict[str, Any] = {}
@@ -67,6 +73,14 @@ class Request(BaseModel):
     provider: str | None = None
     """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
     that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
+
+    def __init__(self, **fields: Any) -> None:
+        try:
+            super().__init__(**fields)
+        except ValidationError as exc:
+            raise InvalidOptionError(
+                f"not a valid request: {summarize_validation_error(exc)}"
+            ) from None
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -163,8 +177,29 @@ def decode_request(
             fields, rest = module.decode_fields(data)
         except RecursionError:
             raise DecodeError(f"{provider} request is nested too deeply to decode") from None
-        messages = decode({k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}, provider)
-    return Request(messages=messages, extra=rest, provider=canonical_provider(provider), **fields)
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+            # a field of the wrong JSON type: named, never a raw TypeError
+            problem = f"{type(exc).__name__}: {exc}"
+            raise DecodeError(
+                f"{provider} request is malformed: {malformed_field(data)} ({problem})"
+            ) from None
+        name = canonical_provider(provider)
+        base = _wire_format(name)
+        tools = mark_tool_order(fields.get("tools") or [], data, rest, base)
+        fields["tools"] = [rekeyed(tool, base, name) for tool in tools]
+        if isinstance(fields.get("settings"), Settings):
+            fields["settings"] = rekeyed(fields["settings"], base, name)
+        given = {k: v for k, v in data.items() if k in module.MESSAGE_FIELDS}
+        # a request may carry no messages at all (a Responses call continuing a stored response)
+        messages = decode(given, provider) if given else []
+    return Request(messages=messages, extra=rest, provider=name, **fields)
+
+
+def _wire_format(name: str) -> str:
+    """The provider whose request module a profile uses (its tools' fields are kept under the
+    profile's own name, so they go back to that endpoint only)."""
+    entry = provider_entry(name)
+    return entry.profile.base if entry.profile is not None else entry.name
 
 
 def encode_request(
@@ -209,11 +244,17 @@ def _encode_request(
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
     module = request_module(provider)
+    name = canonical_provider(provider)
+    base = _wire_format(name)
     fields: dict[str, Any] = {
         "target": target,
-        "tools": request.tools or None,
+        "tools": [rekeyed(tool, name, base) for tool in request.tools] or None,
         "tool_choice": request.tool_choice,
-        "settings": _model_settings(request, provider, module, options, report),
+        "settings": rekeyed(
+            _portable_settings(_model_settings(request, provider, module, options, report), base),
+            name,
+            base,
+        ),
         **options,
     }
     if report is None:
@@ -221,9 +262,33 @@ def _encode_request(
     else:
         out, found = encode_with_report(request.messages, provider, **fields)
         report.dropped.extend(found.dropped)
-    extra = _own_extra(request, canonical_provider(provider), options, report)
+    extra = _own_extra(request, name, {**options, "target": target}, report)
     body: dict[str, Any] = module.add_request_fields(out, request.model, extra, target)
+    sent_tools = [rekeyed(tool, name, base) for tool in request.tools]
+    own_order = getattr(module, "restore_tool_order", None)
+    if own_order is not None:
+        own_order(body, sent_tools)
+    else:
+        restore_tool_order(body, sent_tools, base)
+    if target == "json":
+        _check_required(body, name, getattr(module, "REQUIRED_FIELDS", ()))
     return body
+
+
+def _check_required(body: dict[str, Any], provider: str, required: tuple[str, ...]) -> None:
+    """`InvalidOptionError` naming each field the provider's API refuses a request body without
+    (its API reference and SDK types mark them required), instead of a body it would refuse.
+    SDK keyword arguments are not checked: the SDK call takes them beside (``max_tokens=...``)."""
+    missing = [field for field in required if body.get(field) is None]
+    if missing:
+        raise InvalidOptionError(
+            f"{provider} request bodies need {' and '.join(missing)}: set "
+            + ", ".join(_where(field) for field in missing)
+        )
+
+
+def _where(field: str) -> str:
+    return "Settings.max_tokens" if field == "max_tokens" else f"Request.{field}"
 
 
 def _model_settings(
@@ -247,6 +312,17 @@ def _model_settings(
     return request.settings.model_copy(update=cleared) if cleared else request.settings
 
 
+def _portable_settings(settings: Settings, base: str) -> Settings:
+    """The settings for ``base``: a response schema Gemini sent in its OpenAPI subset
+    (``responseSchema``: upper-case types, ``nullable``) goes to any other provider as JSON
+    Schema."""
+    noted = settings.for_provider("gemini").get("schema_field") == "response_schema"
+    if not noted or base == "gemini" or settings.response_schema is None:
+        return settings
+    schema = portable_schema(settings.response_schema)
+    return settings.model_copy(update={"response_schema": schema})
+
+
 def _own_extra(
     request: Request, provider: str, options: dict[str, Any], report: EncodeReport | None
 ) -> dict[str, Any]:
@@ -257,15 +333,20 @@ def _own_extra(
     if source is None or not request.extra or canonical_provider(source) == provider:
         return request.extra
     unsupported = options.get("unsupported", "error")
-    chosen = EncodeOptions(unsupported=unsupported, report=report)
-    for key in request.extra:
-        drop_or_raise(
-            chosen,
-            provider,
-            f"{source} request field {key!r}",
-            f"it is {source}'s own field, never copied into another provider's body",
-        )
-    return {}
+    target = options.get("target", "sdk")
+    chosen = EncodeOptions(unsupported=unsupported, report=report, target=target)
+
+    def foreign(left: dict[str, Any]) -> None:
+        for key in left:
+            drop_or_raise(
+                chosen,
+                provider,
+                f"{source} request field {key!r}",
+                f"it is {source}'s own field, never copied into another provider's body",
+            )
+
+    # stream, user, metadata, service_tier, logprobs, n...: moved to the target's own field
+    return portable_extra(request.extra, source, provider, chosen, foreign)
 
 
 def encode_response(message: AssistantMessage, provider: str) -> dict[str, Any]:

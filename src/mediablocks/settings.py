@@ -50,6 +50,11 @@ class Settings(BaseModel):
     presence_penalty: float | None = None
     parallel_tool_calls: bool | None = None
     json_mode: bool | None = None
+    provider_data: dict[str, dict[str, Any]] = {}
+    """How a provider's request spelled these settings, where it has more than one way
+    (OpenAI's legacy ``max_tokens``, a response format's ``name`` and ``strict``, Gemini's
+    OpenAPI ``responseSchema``), by provider: `decode_request` fills it, and it goes back to
+    that provider only."""
 
     def __init__(self, **fields: Any) -> None:
         try:
@@ -92,7 +97,12 @@ class Settings(BaseModel):
 
     def given(self) -> dict[str, Any]:
         """The settings that were set (not ``None``), by name."""
-        return {k: v for k, v in self.model_dump().items() if v is not None}
+        dumped = self.model_dump(exclude={"provider_data"})
+        return {k: v for k, v in dumped.items() if v is not None}
+
+    def for_provider(self, provider: str) -> dict[str, Any]:
+        """``provider_data[provider]``, or an empty dict."""
+        return dict(self.provider_data.get(provider, {}))
 
     def schema_name(self) -> str:
         """A name for ``response_schema`` where a provider needs one: its title, or

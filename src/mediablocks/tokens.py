@@ -33,7 +33,7 @@ from .messages import sent_content
 from .probing import MediaInfo, probe
 from .providers._formula import CHARS_PER_TOKEN, TokenFormula, match_model, text_tokens
 from .providers._options import canonical_provider
-from .providers.registry import provider_entry
+from .providers.registry import limits_for, provider_entry
 from .sources import FileIdSource, URLSource
 
 if TYPE_CHECKING:
@@ -150,7 +150,14 @@ def _file_tokens(block: MediaBlock, provider: str, model: str | None, formula: T
 
 
 def _unsupported(block: MediaBlock, provider: str) -> UnsupportedBlockError:
+    """No estimate: the provider takes no such input, or takes it but publishes no token rule
+    for it (Bedrock audio): the message says which, so nobody reads a gap as a refusal."""
     kind = type(block).__name__.removesuffix("Block").lower()
+    if block.mime_type in limits_for(provider).types_for(kind):
+        return UnsupportedBlockError(
+            f"{block.describe()}: {provider} takes {kind} input but publishes no token rule "
+            f"for it, so it has no estimate"
+        )
     return UnsupportedBlockError(
         f"{block.describe()}: {provider} takes no {kind} input, so it has no token estimate"
     )

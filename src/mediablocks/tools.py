@@ -20,9 +20,10 @@ from .errors import InvalidOptionError
 
 __all__ = ["TOOL_CHOICES", "Tool", "ToolChoice", "check_tool_choice"]
 
-ToolChoice = Literal["auto", "none", "required"] | str
-"""``auto`` (the model decides), ``none`` (no tool), ``required`` (some tool), or a tool's name
-(that tool)."""
+ToolChoice = Literal["auto", "none", "required"] | str | list[str]
+"""``auto`` (the model decides), ``none`` (no tool), ``required`` (some tool), a tool's name
+(that tool), or a list of tools' names (one of those: Gemini's ``ANY`` with several
+``allowed_function_names``, OpenAI's ``allowed_tools`` in ``required`` mode)."""
 
 TOOL_CHOICES = ("auto", "none", "required")
 
@@ -64,7 +65,8 @@ class Tool(BaseModel):
                 f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-', "
                 "starting with a letter or '_' (what every provider accepts)"
             )
-        if self.parameters.get("type", "object") != "object":
+        kind = self.parameters.get("type", "object")
+        if not (isinstance(kind, str) and kind.lower() == "object"):  # Gemini writes OBJECT
             raise ValueError(
                 f"tool {self.name!r}: parameters must be an object schema, "
                 f"not type {self.parameters.get('type')!r}"
@@ -204,8 +206,18 @@ _SECTIONS = ("args:", "arguments:", "parameters:")
 _ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
 
-def check_tool_choice(choice: str | None, tools: list[Tool]) -> str | None:
-    """``choice`` if it is ``auto``/``none``/``required`` or the name of one of ``tools``."""
+def check_tool_choice(choice: Any, tools: list[Tool]) -> Any:
+    """``choice`` if it is ``auto``/``none``/``required``, the name of one of ``tools``, or a
+    list of two or more of their names (given as a list or tuple; returned as it came)."""
+    if isinstance(choice, (list, tuple)):
+        names = [tool.name for tool in tools]
+        unknown = [n for n in choice if not isinstance(n, str) or n not in names]
+        if unknown or len(choice) < 2 or len(set(choice)) != len(choice):
+            raise InvalidOptionError(
+                f"tool_choice={list(choice)!r}: a list names two or more of the tools, once "
+                f"each ({', '.join(names) or 'no tools given'})"
+            )
+        return choice
     if choice is None or choice in TOOL_CHOICES:
         return choice
     if not isinstance(choice, str):

@@ -235,10 +235,12 @@ def test_deepseek_gets_the_fields_it_documents() -> None:
     assert "max_completion_tokens" not in body
     check_typed_dict(completion_create_params.CompletionCreateParamsNonStreaming, body)
     assert mb.decode_request(body, "deepseek") == request
-    for setting in ({"response_schema": {"type": "object"}}, {"reasoning_effort": "low"}):
-        refused = request.model_copy(update={"settings": mb.Settings(**setting)})
-        with pytest.raises(UnsupportedSettingError, match="deepseek"):
-            mb.encode_request(refused, "deepseek")
+    refused = request.model_copy(update={"settings": mb.Settings(response_schema={})})
+    with pytest.raises(UnsupportedSettingError, match="deepseek"):
+        mb.encode_request(refused, "deepseek")
+    # thinking mode takes an effort (low and medium run as high, per DeepSeek's guide)
+    effort = request.model_copy(update={"settings": mb.Settings(reasoning_effort="high")})
+    assert mb.encode_request(effort, "deepseek")["reasoning_effort"] == "high"
 
 
 def test_deepseek_cache_hits_are_read() -> None:

@@ -13,13 +13,14 @@ import mediablocks as mb
 from mediablocks.errors import UnsupportedBlockError
 from mediablocks.providers import PROVIDERS
 
-NO_FILENAMES = {"gemini"}  # Gemini's inline data has no name: documented as not carried
+NO_FILENAMES: set[str] = set()  # Gemini carries it as the blob's display_name
 
 
 def _request(provider: str, media: list[mb.ContentBlock]) -> mb.Request:
     return mb.Request(
         messages=[mb.UserMessage(content=[mb.TextBlock(text="What is this?"), *media])],
         model="model-1",
+        settings=mb.Settings(max_tokens=100),  # Anthropic request bodies require it
     )
 
 

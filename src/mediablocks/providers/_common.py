@@ -80,6 +80,8 @@ def group_turns(
     user: RoleEncoder,
     assistant_role: str = "assistant",
     lift_system: str = "all",
+    starts_turn: Callable[[Message], bool] | None = None,
+    role_for: Callable[[Message, str], str] | None = None,
 ) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
     """``(system parts, turns)`` for APIs that lift the system prompt and alternate two roles.
 
@@ -88,6 +90,9 @@ def group_turns(
     ``"user"``. Consecutive turns of the same role are merged and a turn with no parts is dropped.
     With ``lift_system="leading"`` only the system messages before any other are lifted; later
     ones stay in place as ``"system"`` turns (for APIs that take them there).
+    ``starts_turn(message)`` true keeps a message out of the turn before even when the roles
+    match (a wire format that had two turns of one role in a row gets them back); ``role_for``
+    may give a message another role name (an empty one: a turn the wire format sent unnamed).
     """
     system_parts: list[Part] = []
     turns: list[tuple[str, list[Part]]] = []
@@ -107,7 +112,9 @@ def group_turns(
             continue
         if not parts:
             continue
-        if turns and turns[-1][0] == role:
+        if role_for is not None:
+            role = role_for(message, role)
+        if turns and turns[-1][0] == role and not (starts_turn and starts_turn(message)):
             turns[-1][1].extend(parts)
         else:
             turns.append((role, parts))

@@ -100,12 +100,13 @@ class ToolCall:
         self.name = name
         self.fragments: list[str] = []
         self.whole: Any = None  # a complete argument object, when the provider sends one
-        self._fallback_id = "call_" + uuid.uuid4().hex[:24]
+        self.fallback = "call_" + uuid.uuid4().hex[:24]
+        """The id for a provider that sends none (a folder may set the one its decoder gives)."""
 
     @property
     def final_id(self) -> str:
         """The provider's id, or (for providers that send none) one made up once, kept stable."""
-        return self.id or self._fallback_id
+        return self.id or self.fallback
 
     def arguments_text(self) -> str:
         """The argument text as the provider sent it (a whole object dumped as JSON)."""

@@ -105,8 +105,9 @@ class EncodeOptions:
     results, saying which call it belongs to; ``error`` raises `UnsupportedBlockError`."""
     tools: tuple[Tool, ...] = ()
     """Tools the model may call, translated to the provider's own tool definitions."""
-    tool_choice: str | None = None
-    """``auto``, ``none``, ``required`` or a tool's name; ``None`` leaves the provider's default."""
+    tool_choice: str | tuple[str, ...] | None = None
+    """``auto``, ``none``, ``required``, a tool's name, or several tools' names (one of them
+    must be called); ``None`` leaves the provider's default."""
     settings: Settings | None = None
     """Output limit, sampling, stop sequences, reasoning effort, structured output."""
     unsupported: Literal["error", "drop"] = "error"
@@ -119,14 +120,20 @@ class EncodeOptions:
     user message in its place, so the model sees the compacted context."""
     media_sink: MediaSink | None = field(default=None, compare=False, repr=False)
     """Set by `encode_json` only."""
+    endpoint: str | None = field(default=None, compare=False)
+    """The profile a shared translator encodes for (``"deepseek"``, ``"openrouter"``...), set
+    by the profile's wrapper; None is the translator's own provider. Fields only the endpoint
+    that sent them reads (DeepSeek's ``reasoning_content``, OpenRouter's ``reasoning_details``)
+    go back to that endpoint only."""
     report: EncodeReport | None = field(default=None, compare=False, repr=False)
     """Where drops are recorded (set by `mb.encode_with_report`)."""
 
     def __post_init__(self) -> None:
         if self.tools or self.tool_choice is not None:
             object.__setattr__(self, "tools", tuple(_as_tools(self.tools)))
+            choice = check_tool_choice(self.tool_choice, list(self.tools))
             object.__setattr__(
-                self, "tool_choice", check_tool_choice(self.tool_choice, list(self.tools))
+                self, "tool_choice", tuple(choice) if isinstance(choice, list) else choice
             )
         if self.settings is not None and not isinstance(self.settings, Settings):
             object.__setattr__(self, "settings", _as_settings(self.settings))

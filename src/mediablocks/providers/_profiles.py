@@ -40,7 +40,7 @@ def checked_encoder(name: str, encoder: Encoder, limits: Any) -> Encoder:
     def encode(messages: Sequence[Message], options: EncodeOptions | None = None) -> dict[str, Any]:
         for index, position, block in _media(messages):
             _check(name, limits, block, index, position)
-        return encoder(messages, options)
+        return encoder(messages, (options or EncodeOptions()).replace(endpoint=name))
 
     return encode
 

@@ -15,7 +15,13 @@ from typing import Any
 
 from ..errors import UnsupportedSettingError
 
-__all__ = ["inline_refs", "to_gemini_schema", "to_strict_schema"]
+__all__ = [
+    "from_gemini_schema",
+    "inline_refs",
+    "portable_schema",
+    "to_gemini_schema",
+    "to_strict_schema",
+]
 
 _MAX_DEPTH = 32
 
@@ -150,15 +156,15 @@ def to_gemini_schema(
                 out[key] = {n: walk(s, f"{path}.{n}", depth + 1) for n, s in value.items()}
             elif key == "items":
                 out[key] = walk(value, f"{path}[]", depth + 1)
-            elif key == "anyOf":
+            elif key == "anyOf" and isinstance(value, list):
                 out[key] = [walk(o, f"{path}|{i}", depth + 1) for i, o in enumerate(value)]
             elif key == "enum":
-                if all(isinstance(v, str) for v in value):
+                if isinstance(value, list) and all(isinstance(v, str) for v in value):
                     out[key] = value
                 else:
                     lost.append(f"{here}: enum of non-strings {value!r} (Gemini takes strings)")
             elif key == "format":
-                if value in _GEMINI_FORMATS.get(str(node.get("type")), set()):
+                if value in _GEMINI_FORMATS.get(str(node.get("type")).lower(), set()):
                     out[key] = value
                 else:
                     lost.append(f"{here}: format {value!r} is not one Gemini takes")
@@ -175,7 +181,8 @@ def to_gemini_schema(
 
 def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str, Any]:
     """``schema`` for OpenAI's strict mode: every object lists all its properties as required
-    (the optional ones become nullable, their defaults dropped) and refuses extra properties."""
+    (the optional ones become nullable, their defaults dropped; the order ``required`` had is
+    kept) and refuses extra properties."""
     out = copy.deepcopy(schema)
 
     def walk(node: Any) -> None:
@@ -192,7 +199,12 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
             or "properties" in node
         ):
             properties = node.setdefault("properties", {})
-            required = set(node.get("required", []))
+            if not isinstance(properties, dict):
+                raise UnsupportedSettingError(f"{where}: properties is not an object")
+            given_required = node.get("required", [])
+            if not isinstance(given_required, list):
+                raise UnsupportedSettingError(f"{where}: required is not a list")
+            required = {name for name in given_required if isinstance(name, str)}
             for name, prop in properties.items():
                 if name not in required and isinstance(prop, dict):
                     prop.pop("default", None)
@@ -205,7 +217,10 @@ def to_strict_schema(schema: dict[str, Any], where: str = "schema") -> dict[str,
                         prop["type"] = [prop["type"], "null"]
                     elif isinstance(prop.get("type"), list) and "null" not in prop["type"]:
                         prop["type"] = [*prop["type"], "null"]
-            node["required"] = list(properties)
+            given = [
+                name for name in given_required if isinstance(name, str) and name in properties
+            ]
+            node["required"] = [*given, *(name for name in properties if name not in given)]
             extra = node.get("additionalProperties")
             if extra not in (None, False):
                 raise UnsupportedSettingError(
@@ -260,3 +275,77 @@ def to_ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
     walked: dict[str, Any] = walk(schema)
     return walked
+
+
+_GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def portable_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as JSON Schema every provider reads: a schema written in Gemini's OpenAPI
+    subset (upper-case type names, ``nullable``) is converted (`from_gemini_schema`), any other
+    is returned as it is."""
+    return from_gemini_schema(schema) if _gemini_only(schema, 0) else schema
+
+
+def _gemini_only(node: Any, depth: int) -> bool:
+    """True when a schema uses Gemini's OpenAPI forms: an upper-case type name or ``nullable``."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, list):
+        return any(_gemini_only(item, depth + 1) for item in node)
+    if not isinstance(node, dict):
+        return False
+    kind = node.get("type")
+    if "nullable" in node or (isinstance(kind, str) and kind in _GEMINI_TYPES):
+        return True
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            if any(_gemini_only(item, depth + 1) for item in value.values()):
+                return True
+        elif (key in ("items", "additionalProperties", "not") or key in _SCHEMA_LISTS) and (
+            _gemini_only(value, depth + 1)
+        ):
+            return True
+    return False
+
+
+def from_gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini ``Schema`` (the OpenAPI subset of ``parameters`` and ``responseSchema``) as JSON
+    Schema, for other providers: its upper-case type names (``OBJECT``, ``STRING``) in lower
+    case, and ``nullable: true`` as a ``null`` type (or a ``null`` choice beside ``anyOf``).
+    Every other keyword (``format``, ``enum``, ``propertyOrdering``...) is kept as written;
+    property names are the caller's and never touched."""
+
+    def walk(node: Any, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            raise UnsupportedSettingError(f"Gemini schema nested deeper than {_MAX_DEPTH}")
+        if isinstance(node, list):
+            return [walk(item, depth + 1) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                out[key] = {name: walk(item, depth + 1) for name, item in value.items()}
+            elif key == "type" and isinstance(value, str) and value.upper() in _GEMINI_TYPES:
+                out[key] = value.lower()
+            elif key in ("items", "additionalProperties", "not") or key in _SCHEMA_LISTS:
+                out[key] = walk(value, depth + 1)
+            elif key != "nullable":
+                out[key] = value
+        if node.get("nullable") is True:
+            kind = out.get("type")
+            if isinstance(kind, str):
+                out["type"] = [kind, "null"]
+            elif isinstance(out.get("anyOf"), list):
+                out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+            else:
+                out["nullable"] = True
+        elif "nullable" in node:
+            out["nullable"] = node["nullable"]
+        return out
+
+    converted: dict[str, Any] = walk(schema, 0)
+    return converted

@@ -77,7 +77,8 @@ def _part_types(payload: Any, key: str = "content") -> set[str]:
 
 
 def openai_chat(payload: Any) -> bool:
-    """``choices``, ``tool_calls`` with ``function``, ``image_url``/``input_audio`` parts."""
+    """``choices``, ``tool_calls`` with ``function``, ``image_url``/``input_audio`` parts, and
+    ``file`` parts holding a ``file`` object (Mistral's ``file`` part holds a ``file_id``)."""
     if isinstance(payload, dict) and isinstance(payload.get("choices"), list):
         return True
     for message in _messages(payload):
@@ -86,14 +87,28 @@ def openai_chat(payload: Any) -> bool:
             return True
         if message.get("role") == "tool" and "tool_call_id" in message:
             return True
+    if _has_part(payload, "file", lambda part: isinstance(part.get("file"), dict)):
+        return True
     return bool(_part_types(payload) & {"image_url", "input_audio", "refusal"})
 
 
+def _has_part(payload: Any, kind: str, shape: Any) -> bool:
+    """True when a message has a part of type ``kind`` for which ``shape(part)`` holds."""
+    for message in _messages(payload):
+        for part in _parts(message):
+            if part.get("type") == kind and shape(part):
+                return True
+    return False
+
+
 def mistral(payload: Any) -> bool:
-    """The OpenAI Chat markers, and Mistral's own parts (``document_url``, ``thinking``)."""
+    """The OpenAI Chat markers, and Mistral's own parts (``document_url``, ``thinking``, a
+    ``file`` part naming a ``file_id``)."""
     if openai_chat(payload):
         return True
-    return bool(_part_types(payload) & {"document_url", "thinking", "reference", "file"})
+    if _has_part(payload, "file", lambda part: "file_id" in part):
+        return True
+    return bool(_part_types(payload) & {"document_url", "thinking", "reference"})
 
 
 def openai_responses(payload: Any) -> bool:

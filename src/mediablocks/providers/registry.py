@@ -192,7 +192,7 @@ def _openai_compatible(
                 if video != _NONE
                 else "images: the URL; others inlined"
             ),
-            thinking="`reasoning_content` / `reasoning` read, not replayed",
+            thinking="`reasoning_content` / `reasoning` read, sent back to its endpoint",
         ),
         docs_page="openai-compatible.md",
         profile=Profile(
@@ -394,7 +394,10 @@ REGISTRY: tuple[Provider, ...] = (
                 "DeepSeek",
                 (),
                 "deepseek",
-                {"media": "text only", "reasoning field": "reasoning_content (never sent back)"},
+                {
+                    "media": "text only",
+                    "reasoning field": "reasoning_content (sent back after tool calls)",
+                },
                 _NONE,
                 _NONE,
                 _NONE,

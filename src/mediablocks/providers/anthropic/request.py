@@ -21,6 +21,8 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    one_tool_choice,
+    own_fields,
     rest_of,
     strict_schema,
     tool_choice_name,
@@ -34,6 +36,7 @@ from .translate import PROVIDER, to_anthropic
 
 __all__ = [
     "MESSAGE_FIELDS",
+    "REQUIRED_FIELDS",
     "add_request_fields",
     "decode_fields",
     "encode_fields",
@@ -41,12 +44,16 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"messages", "system"})
+REQUIRED_FIELDS = ("max_tokens",)
+"""What the Messages API refuses a request without besides the messages and the model (the API
+reference and the SDK's ``MessageCreateParams`` mark ``max_tokens`` required)."""
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "strict", "type"})
 _CHOICES = {"auto": "auto", "none": "none", "required": "any"}
 
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``tool_choice`` and the settings as ``client.messages.create`` fields."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     if options.tools:
         out["tools"] = [_tool(tool, options) for tool in options.tools]
@@ -54,7 +61,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     if name is not None:
         out["tool_choice"] = {"type": "tool", "name": name}
     elif options.tool_choice is not None:
-        out["tool_choice"] = {"type": _CHOICES[options.tool_choice]}
+        out["tool_choice"] = {"type": _CHOICES[str(options.tool_choice)]}
     settings = options.settings
     if settings is None:
         return out
@@ -93,7 +100,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
 
 
 def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
-    part: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+    part: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
     if tool.description:
         part["description"] = tool.description
     part["input_schema"] = strict_schema(tool, PROVIDER, options)
@@ -124,7 +131,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                     item.get("description"),
                     item.get("input_schema"),
                     strict=item.get("strict"),
-                    rest={k: v for k, v in item.items() if k not in _TOOL_KEYS},
+                    # "type": "custom" is kept as sent (absent means the same)
+                    rest={k: v for k, v in item.items() if k not in _TOOL_KEYS or k == "type"},
                 )
             )
         else:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..anthropic.platforms import platform_decode_fields, platform_request_fields
-from ..anthropic.request import MESSAGE_FIELDS, encode_fields, response_body
+from ..anthropic.request import MESSAGE_FIELDS, REQUIRED_FIELDS, encode_fields, response_body
 from .translate import ANTHROPIC_VERSION
 
 __all__ = [
     "MESSAGE_FIELDS",
+    "REQUIRED_FIELDS",
     "add_request_fields",
     "decode_fields",
     "encode_fields",

@@ -23,6 +23,8 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    one_tool_choice,
+    own_fields,
     strict_schema,
     tool_choice_name,
     tool_from,
@@ -54,6 +56,7 @@ _SPEC_KEYS = frozenset({"name", "description", "inputSchema", "strict"})
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``toolConfig``, ``inferenceConfig`` and ``outputConfig`` for ``converse``."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     tool_config: dict[str, Any] = {}
     if options.tools:
@@ -111,7 +114,7 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
 
 
 def _spec(tool: Any, options: EncodeOptions) -> dict[str, Any]:
-    spec: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+    spec: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
     if tool.description:
         spec["description"] = tool.description
     spec["inputSchema"] = {"json": strict_schema(tool, PROVIDER, options)}

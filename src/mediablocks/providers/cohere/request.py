@@ -23,10 +23,14 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    function_entry,
+    one_tool_choice,
+    own_fields,
     pop_settings,
     rest_of,
     tool_choice_name,
     tool_from,
+    tool_schema,
     unsupported_setting,
     usage_numbers,
 )
@@ -61,6 +65,7 @@ _NAMED = {
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``strict_tools``, ``tool_choice`` and the settings as ``client.v2.chat``
     fields."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     if options.tools:
         out.update(_tools(options))
@@ -103,10 +108,10 @@ def _tools(options: EncodeOptions) -> dict[str, Any]:
     tools: list[dict[str, Any]] = []
     strict = all(tool.strict for tool in options.tools)
     for tool in options.tools:
-        function: dict[str, Any] = {**tool.provider_data.get(PROVIDER, {}), "name": tool.name}
+        function: dict[str, Any] = {**own_fields(tool, PROVIDER), "name": tool.name}
         if tool.description:
             function["description"] = tool.description
-        function["parameters"] = tool.parameters
+        function["parameters"] = tool_schema(tool)
         if tool.strict and not strict:
             drop_or_raise(
                 options,
@@ -114,7 +119,7 @@ def _tools(options: EncodeOptions) -> dict[str, Any]:
                 f"strict mode of tool {tool.name!r}",
                 "Cohere's strict_tools applies to all the tools of a request or none",
             )
-        tools.append({"type": "function", "function": function})
+        tools.append(function_entry(tool, PROVIDER, function))
     out: dict[str, Any] = {"tools": tools}
     if strict:
         out["strict_tools"] = True
@@ -145,6 +150,11 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                 function.get("parameters"),
                 strict=strict,
                 rest={k: v for k, v in function.items() if k not in _FUNCTION_KEYS},
+                notes={
+                    "entry": {k: v for k, v in item.items() if k not in ("type", "function")}
+                    or None,
+                    "untyped": True if "type" not in item else None,
+                },
             )
         )
     if others:
@@ -160,7 +170,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if rest.get("response_format") == {"type": "json_object"}:
         given["json_mode"] = rest.pop("response_format") is not None
     names = {"temperature": "temperature", **{wire: name for name, wire in _NAMED.items()}}
-    given.update(pop_settings(rest, names, numbers=True))
+    given.update(pop_settings(rest, names, numbers=True, counts=True))
     stop = rest.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         given["stop"] = rest.pop("stop_sequences")

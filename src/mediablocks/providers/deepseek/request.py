@@ -2,18 +2,21 @@
 
 https://api-docs.deepseek.com/api/create-chat-completion documents ``max_tokens`` (not
 ``max_completion_tokens``) and ``response_format`` of type ``text`` or ``json_object`` only
-(https://api-docs.deepseek.com/guides/json_mode); it has no ``reasoning_effort`` (the reasoner
-model always reasons). A JSON schema or an effort raises `UnsupportedSettingError` (or is dropped
-and reported); JSON-object mode (``Settings.json_mode``) is sent.
+(https://api-docs.deepseek.com/guides/json_mode): a JSON schema raises `UnsupportedSettingError`
+(or is dropped and reported); JSON-object mode (``Settings.json_mode``) is sent. Thinking mode
+takes ``reasoning_effort`` (https://api-docs.deepseek.com/guides/thinking_mode: ``low`` and
+``medium`` run as ``high``), sent as given.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...messages import AssistantMessage
 from .._fields import chat_settings_fields, chat_settings_from, unsupported_settings
 from .._options import EncodeOptions
-from ..openai_chat.request import MESSAGE_FIELDS, add_request_fields, response_body
+from ..openai_chat.request import MESSAGE_FIELDS, add_request_fields
+from ..openai_chat.request import response_body as chat_response_body
 
 __all__ = [
     "MESSAGE_FIELDS",
@@ -31,12 +34,12 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     unsupported_settings(
         options,
         PROVIDER,
-        ("response_schema", "reasoning_effort"),
-        "DeepSeek documents JSON-object mode only and no reasoning effort",
+        ("response_schema",),
+        "DeepSeek documents JSON-object mode only (no json_schema response format)",
     )
     settings = options.settings
     if settings is not None:
-        kept = settings.model_copy(update={"response_schema": None, "reasoning_effort": None})
+        kept = settings.model_copy(update={"response_schema": None})
         options = options.replace(settings=kept)
     return chat_settings_fields(options, PROVIDER, max_tokens="max_tokens")
 
@@ -44,3 +47,16 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
 def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(Request fields, the rest verbatim)`` of a DeepSeek chat request body."""
     return chat_settings_from(body, PROVIDER, MESSAGE_FIELDS, max_tokens=("max_tokens",))
+
+
+def response_body(message: AssistantMessage) -> dict[str, Any]:
+    """``message`` as a DeepSeek ``chat.completion``: a reply from elsewhere gets its cache
+    numbers in DeepSeek's own usage fields too (``prompt_cache_hit_tokens`` and
+    ``prompt_cache_miss_tokens``, https://api-docs.deepseek.com/guides/kv_cache); a DeepSeek
+    reply keeps its usage as it came."""
+    body = chat_response_body(message)
+    usage = body.get("usage")
+    if isinstance(usage, dict) and "prompt_cache_hit_tokens" not in usage and message.usage:
+        usage["prompt_cache_hit_tokens"] = message.usage.cache_read_tokens
+        usage["prompt_cache_miss_tokens"] = message.usage.uncached_input_tokens
+    return body

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import mimetypes
 import re
+from datetime import date, datetime
+from enum import Enum
 from typing import Any, Union
 from urllib.parse import urlsplit
 
+from ...datauri import b64encode
 from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...mime import normalize_mime
+from .._common import as_dict
 
 PROVIDER = "gemini"
 _Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
@@ -56,6 +60,21 @@ _RESPONSE_JSON = "response_json"
 _AS_FILE_URI = "as_file_uri"
 """Marks an http(s) URL that Gemini sent as ``file_data``: it goes back as ``file_data``."""
 _MARKERS = frozenset({_SYNTHETIC_ID, _RESPONSE_JSON, _AS_FILE_URI})
+_SENT_TYPE = "sent_type"
+"""Marks a file URI whose type Gemini itself sent though its docs do not list it (``audio/mp4``):
+it goes back with that type instead of being refused."""
+_NO_TYPE = "no_type"
+"""Marks a file URI Gemini was sent without a ``mime_type``: it goes back without one."""
+_NO_ARGS = "no_args"
+"""Marks a function call that came without ``args``: it goes back without them."""
+_EMPTY_PART = "empty_part"
+"""Marks an empty text part a reply had: it goes back (empty text is otherwise not sent)."""
+_MARKERS = _MARKERS | {_SENT_TYPE, _NO_TYPE, _NO_ARGS, _EMPTY_PART}
+NEW_CONTENT = "new_content"
+"""Marks (in ``metadata["gemini"]``) a message that began a content of the same role as the
+content before it: it goes back as its own content, not merged into that one."""
+NO_ROLE = "no_role"
+"""Marks a message decoded from a content that named no role: it goes back without one."""
 # Values whose keys belong to the caller (tool arguments and results): never respelled.
 _FREE_FORM = frozenset({"args", "response", "part_metadata"})
 _YOUTUBE_HOSTS = frozenset({"youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be"})
@@ -102,6 +121,17 @@ def _get(data: Any, name: str) -> Any:
     return value if value is not None else data.get(_camel_key(name))
 
 
+def documented_type(mime: str) -> bool:
+    """True for a type Gemini's docs list as input (images, audio, video, PDF and text)."""
+    return (
+        mime in IMAGE_TYPES
+        or mime in AUDIO_TYPES
+        or mime in VIDEO_TYPES
+        or mime in DOCUMENT_TYPES
+        or mime.startswith("text/")
+    )
+
+
 def _wire_mime(mime: str) -> str:
     return _WIRE_MIME.get(mime, mime)
 
@@ -125,3 +155,31 @@ def _gemini_reads(url: str) -> bool:
     if host in _YOUTUBE_HOSTS:
         return True
     return host == _FILE_API_HOST and "/files/" in parts.path
+
+
+def _plain(value: Any) -> Any:
+    """A dict for an SDK object (the SDK dumps snake_case, bytes kept), or the value as is."""
+    if isinstance(value, (dict, list, str, bytes)) or value is None:
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="python", exclude_none=True)
+        except TypeError:
+            return as_dict(value)
+    return as_dict(value)
+
+
+def _json_safe(value: Any) -> Any:
+    """Bytes as base64 (the REST spelling), enums as their value, datetimes as ISO text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return b64encode(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    return value

@@ -7,7 +7,6 @@ from the REST API) are accepted everywhere.
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
 from enum import Enum
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,26 +32,35 @@ from ...messages import (
 from ...mime import normalize_mime
 from ...sources import URLSource
 from .._common import (
-    as_dict,
     synthetic_call_id,
     usage_count,
     user_turns,
 )
+from ._envelope import _FINISH_REASONS, _RESPONSE_FIELDS, _envelope_notes
 from ._wire import (
     _AS_FILE_URI,
+    _EMPTY_PART,
     _FILE_API_HOST,
+    _NO_ARGS,
+    _NO_TYPE,
     _RESPONSE_JSON,
+    _SENT_TYPE,
     _SYNTHETIC_ID,
     _YOUTUBE_HOSTS,
+    NEW_CONTENT,
+    NO_ROLE,
     PROVIDER,
     _camel_key,
     _gemini_reads,
     _get,
     _guess,
+    _json_safe,
     _Media,
+    _plain,
     _respell,
     _snake_key,
     _wire_mime,
+    documented_type,
 )
 
 # -- decode -----------------------------------------------------------------------------------
@@ -94,19 +102,6 @@ def from_gemini(payload: Any) -> list[Message]:
 _RESPONSE_KEYS = ("candidates", "usage_metadata", "prompt_feedback", "response_id")
 
 
-def _plain(value: Any) -> Any:
-    """A dict for an SDK object (the SDK dumps snake_case, bytes kept), or the value as is."""
-    if isinstance(value, (dict, list, str, bytes)) or value is None:
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            return dump(mode="python", exclude_none=True)
-        except TypeError:
-            return as_dict(value)
-    return as_dict(value)
-
-
 class _Decoder:
     """One decoding pass: tool calls waiting for their response, to name and link results."""
 
@@ -117,7 +112,8 @@ class _Decoder:
     # -- payload shapes ---------------------------------------------------------------------
 
     def response(self, data: dict[str, Any]) -> AssistantMessage:
-        candidates = _plain(_get(data, "candidates")) or []
+        sent = _plain(_get(data, "candidates"))
+        candidates = sent or []
         if not isinstance(candidates, list):
             raise DecodeError("Gemini response: 'candidates' is not a list")
         candidate = _plain(candidates[0]) if candidates else {}
@@ -126,24 +122,37 @@ class _Decoder:
         content = _plain(_get(candidate, "content")) or {}
         parts = _get(content, "parts") or []
         blocks = self.blocks(parts, "Gemini response")
+        shape = _envelope_notes(sent, candidate, content)
         reason = _enum_text(_get(candidate, "finish_reason"))
+        normal = _FINISH_REASONS.get(reason or "")
         feedback = _plain(_get(data, "prompt_feedback"))
         if reason is None and isinstance(feedback, dict):
             reason = _enum_text(_get(feedback, "block_reason"))
+            if reason is not None:  # the prompt itself was blocked
+                normal = "refusal" if reason == "JAILBREAK" else "content_filter"
         notes = {
             key: _json_safe(_respell(_plain(value), _snake_key))
             for key in _CANDIDATE_NOTES
             if (value := _get(candidate, key)) is not None
         }
-        if feedback:
+        if feedback is not None:
             notes["prompt_feedback"] = _json_safe(_respell(feedback, _snake_key))
+        notes.update(shape)
+        other = {
+            key: value
+            for key, value in data.items()
+            if _snake_key(key) not in _RESPONSE_FIELDS and value is not None
+        }
+        if other:  # createTime (Vertex AI) and whatever comes next, as sent
+            notes["response_fields"] = _json_safe(_plain(other))
         model = _get(data, "model_version")
         response_id = _get(data, "response_id")
         return AssistantMessage(
             content=blocks,
             provider=PROVIDER,
             usage=_usage(_get(data, "usage_metadata")),
-            stop_reason=reason,
+            stop_reason=normal or reason,
+            provider_stop_reason=reason if normal else None,
             model=model if isinstance(model, str) and model else None,
             response_id=response_id if isinstance(response_id, str) and response_id else None,
             metadata={PROVIDER: notes} if notes else {},
@@ -153,29 +162,46 @@ class _Decoder:
         value = _plain(value)
         if isinstance(value, str):
             return SystemMessage(content=[TextBlock(text=value)])
+        role = None
         if isinstance(value, dict):
             is_content = "parts" in value or "role" in value
             parts = (value.get("parts") or []) if is_content else [value]
+            role = _enum_text(value.get("role")) if is_content else None
         elif isinstance(value, list):
             parts = value
         else:
             raise DecodeError("Gemini system instruction is not text, a content or parts")
-        return SystemMessage(content=self.blocks(parts, "Gemini system instruction"))
+        blocks = self.blocks(parts, "Gemini system instruction")
+        # google-genai names the instruction's role (user): it goes back as it came
+        return SystemMessage(content=blocks, metadata={PROVIDER: {"role": role}} if role else {})
 
     def contents(self, items: Any) -> list[Message]:
         out: list[Message] = []
-        for position, (role, parts) in enumerate(_contents_list(items)):
+        previous: str | None = None
+        for position, (role, parts, named) in enumerate(_contents_list(items)):
             where = f"Gemini content {position}"
+            made: list[Message]
             if role == "model":
                 blocks = self.blocks(parts, where)
                 self.pending.extend((b.id, b.name) for b in blocks if isinstance(b, ToolCallBlock))
-                out.append(AssistantMessage(content=blocks, provider=PROVIDER))
+                made = [AssistantMessage(content=blocks, provider=PROVIDER)]
             elif role in ("user", "function", "tool"):
-                out.extend(user_turns(self.blocks(parts, where)))
+                made = user_turns(self.blocks(parts, where))
             elif role == "system":
-                out.append(SystemMessage(content=self.blocks(parts, where)))
+                made = [SystemMessage(content=self.blocks(parts, where))]
             else:
                 raise DecodeError(f"{where} has role {role!r}, not user or model")
+            notes: dict[str, Any] = {}
+            if role == previous and role in ("user", "model"):
+                notes[NEW_CONTENT] = True  # two contents of one role in a row: kept apart
+            if not named:
+                notes[NO_ROLE] = True
+            elif role in ("function", "tool"):
+                notes["role"] = role  # legacy names of a user turn of function responses
+            if notes and made:
+                made[0] = made[0].model_copy(update={"metadata": {PROVIDER: notes}})
+            out.extend(made)
+            previous = role
         return out
 
     def blocks(self, parts: Any, where: str) -> list[Block]:
@@ -218,11 +244,14 @@ class _Decoder:
         call_id = call.pop("id", None)
         args = call.pop("args", None)
         raw_args: str | None = None
+        no_args = args is None
         if args is None:
             args = {}
         elif not isinstance(args, dict):
             args, raw_args = {}, json.dumps(_json_safe(args))
         stored = _stored(part, signature, function_call=call)
+        if no_args:
+            stored.setdefault(PROVIDER, {})[_NO_ARGS] = True  # goes back without args
         if not isinstance(call_id, str) or not call_id:
             call_id = synthetic_call_id("gemini_call_", name, args, where)
             stored.setdefault(PROVIDER, {})[_SYNTHETIC_ID] = True
@@ -290,30 +319,30 @@ _CANDIDATE_NOTES = (
 )
 
 
-def _contents_list(items: Any) -> list[tuple[str, Any]]:
-    """``(role, parts)`` pairs: a list of contents, one content, text, or bare parts (which the
-    SDK groups into one user content, as here)."""
+def _contents_list(items: Any) -> list[tuple[str, Any, bool]]:
+    """``(role, parts, whether the role was named)``: a list of contents, one content, text, or
+    bare parts (which the SDK groups into one user content, as here)."""
     items = _plain(items)
     if isinstance(items, (str, dict)):
         items = [items]
     if not isinstance(items, list):
         raise DecodeError(f"Gemini contents is a {type(items).__name__}, not a list")
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Any, bool]] = []
     loose: list[Any] = []
     for raw in items:
         item = _plain(raw)
         if isinstance(item, dict) and ("parts" in item or "role" in item):
             if loose:
-                out.append(("user", loose))
+                out.append(("user", loose, True))
                 loose = []
-            role = item.get("role") or "user"
-            out.append((_enum_text(role) or "user", item.get("parts") or []))
+            role = _enum_text(item.get("role"))
+            out.append((role or "user", item.get("parts") or [], role is not None))
         elif isinstance(item, (dict, str)):
             loose.append(item)
         else:
             raise DecodeError(f"Gemini contents holds a {type(raw).__name__}, not a content")
     if loose:
-        out.append(("user", loose))
+        out.append(("user", loose, True))
     return out
 
 
@@ -355,7 +384,10 @@ def _text_part(part: dict[str, Any], signature: str | None) -> Block:
             provider=PROVIDER,
             provider_data=_stored(part, None),
         )
-    return TextBlock(text=text, provider_data=_stored(part, signature))
+    stored = _stored(part, signature)
+    if not text and not stored:
+        stored = {PROVIDER: {_EMPTY_PART: True}}  # an empty part the reply had goes back
+    return TextBlock(text=text, provider_data=stored)
 
 
 _CLASSES: dict[str, type[_Media]] = {
@@ -388,7 +420,9 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
             if not isinstance(mime, str) or data is None:
                 raise DecodeError(f"{where}: inline_data needs mime_type and data")
             raw = data if isinstance(data, bytes) else _blob(data, where)
-            block: _Media = _class_for(normalize_mime(mime)).from_bytes(raw, mime)
+            cls = _class_for(normalize_mime(mime))
+            name = _display_name(inline, where) if cls is FileBlock else None
+            block: _Media = cls.from_bytes(raw, mime, filename=name)
             if _wire_mime(block.mime_type) != mime and normalize_mime(mime) == block.mime_type:
                 inline["mime_type"] = mime  # an exact spelling (say, audio/L16;rate=24000)
             stored = _stored(part, signature, inline_data=inline)
@@ -401,7 +435,14 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
             if mime is not None and not isinstance(mime, str):
                 raise DecodeError(f"{where}: file_data mime_type is not text")
             block = _file_block(uri, mime)
+            name = _display_name(file_data, where) if isinstance(block, FileBlock) else None
+            if name is not None:
+                block = block.model_copy(update={"filename": name})
             stored = _stored(part, signature, file_data=file_data)
+            if mime is not None and not documented_type(_wire_mime(mime)):
+                stored.setdefault(PROVIDER, {})[_SENT_TYPE] = _wire_mime(mime)
+            elif mime is None and _guess(uri) is not None:
+                stored.setdefault(PROVIDER, {})[_NO_TYPE] = True  # not to be guessed back in
             if isinstance(block.source, URLSource) and not _gemini_reads(uri):
                 # an http(s) URL the default would download: remember it came as file_data
                 stored.setdefault(PROVIDER, {})[_AS_FILE_URI] = True
@@ -414,6 +455,16 @@ def _media_part(part: dict[str, Any], signature: str | None, where: str) -> _Med
     if stored:
         block = block.model_copy(update={"provider_data": stored})
     return block
+
+
+def _display_name(blob: dict[str, Any], where: str) -> str | None:
+    """A document blob's ``display_name`` (google-genai's ``Blob.display_name``, "a label or
+    filename"), popped: it is the `FileBlock`'s ``filename``. Other media keep theirs as an
+    unmodelled field (a photo's file name is not content the model reads)."""
+    name = blob.pop("display_name", None)
+    if name is not None and not isinstance(name, str):
+        raise DecodeError(f"{where}: display_name is not text")
+    return name or None
 
 
 def _file_block(uri: str, mime: str | None) -> _Media:
@@ -482,18 +533,3 @@ def _enum_text(value: Any) -> str | None:
     return (
         value.rsplit(".", 1)[-1] if value.startswith(("FinishReason.", "BlockedReason.")) else value
     )
-
-
-def _json_safe(value: Any) -> Any:
-    """Bytes as base64 (the REST spelling), enums as their value, datetimes as ISO text."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return b64encode(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): _json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(item) for item in value]
-    return value

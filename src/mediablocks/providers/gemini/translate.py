@@ -46,6 +46,7 @@ from ...errors import MediaBlocksError, UnknownProviderError, UnsupportedBlockEr
 from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ...messages import (
     Message,
+    SystemMessage,
 )
 from ...sources import FileIdSource, URLSource
 from .._common import (
@@ -63,14 +64,15 @@ from .._report import drop_or_raise
 from ._wire import (
     _AS_FILE_URI,
     _MARKERS,
+    _NO_ARGS,
+    _NO_TYPE,
     _RESPONSE_JSON,
+    _SENT_TYPE,
     _SYNTHETIC_ID,
-    AUDIO_TYPES,
-    DOCUMENT_TYPES,
-    IMAGE_TYPES,
+    NEW_CONTENT,
+    NO_ROLE,
     PROVIDER,
     TOOL_RESULT_TYPES,
-    VIDEO_TYPES,
     _camel_key,
     _gemini_reads,
     _guess,
@@ -78,6 +80,7 @@ from ._wire import (
     _respell,
     _snake_key,
     _wire_mime,
+    documented_type,
 )
 from .decode import from_gemini
 
@@ -115,14 +118,20 @@ class _Encoder:
             tool=self._tool_message,
             user=self._user,
             assistant_role="model",
+            starts_turn=lambda message: bool(_content_note(message, NEW_CONTENT)),
+            role_for=_role_for,
         )
         contents = [
-            {"role": role, "parts": results_first(parts, _is_response) if role == "user" else parts}
+            {
+                **({"role": role} if role else {}),
+                "parts": results_first(parts, _is_response) if role != "model" else parts,
+            }
             for role, parts in turns
         ]
         out: dict[str, Any] = {"contents": self._spelled(contents)}
         if system:
-            instruction = self._spelled({"parts": system})
+            role = _system_role(messages)
+            instruction = self._spelled({**({"role": role} if role else {}), "parts": system})
             if self.sdk:
                 out["config"] = {"system_instruction": instruction}
             else:
@@ -255,6 +264,8 @@ class _Encoder:
         synthetic = bool(block.for_provider(PROVIDER).get(_SYNTHETIC_ID))
         self.calls[block.id] = (block.name, synthetic)
         call: dict[str, Any] = {"name": block.name, "args": args}
+        if not args and block.for_provider(PROVIDER).get(_NO_ARGS):
+            del call["args"]
         if not synthetic:
             call["id"] = block.id
         return self._finish(block, {"function_call": call})
@@ -331,8 +342,8 @@ class _Encoder:
         """``inline_data`` (bytes or base64) or ``file_data`` (a URI Gemini reads itself)."""
         title = block.for_provider("anthropic").get("title")
         if isinstance(title, str) and title:
-            # A document's title is text the model reads; a plain filename is only a name and
-            # goes nowhere (neither blob carries one), like every file sent to Gemini.
+            # A document's title is text the model reads; Gemini has no field for it (a
+            # document's filename goes as the blob's display_name, a label only).
             drop_or_raise(
                 self.options,
                 PROVIDER,
@@ -361,13 +372,18 @@ class _Encoder:
         if exact is None:
             _check_mime(block, mime, index, position)
         blob = {"mime_type": mime, "data": bytes_or_base64(block, self.options)}
+        if isinstance(block, FileBlock) and block.filename not in (None, title):
+            blob["display_name"] = block.filename  # google-genai's Blob.display_name
         return {"inline_data": blob}
 
     def _file_data(self, block: _Media, uri: str, index: int, position: int) -> dict[str, Any]:
-        mime = _known_mime(block)
+        mime = None if block.for_provider(PROVIDER).get(_NO_TYPE) else _known_mime(block)
         file_data: dict[str, Any] = {"file_uri": uri}
+        if isinstance(block, FileBlock) and block.filename not in (None, _file_name(uri)):
+            file_data["display_name"] = block.filename
         if mime is not None:
-            _check_mime(block, mime, index, position)
+            if not _from_gemini(block):  # what Gemini itself sent back is its to judge
+                _check_mime(block, mime, index, position)
             file_data["mime_type"] = mime
         return {"file_data": file_data}
 
@@ -380,6 +396,40 @@ class _Encoder:
         if self.options.url_media == "inline":
             return False
         return _gemini_reads(url)
+
+
+def _role_for(message: Message, role: str) -> str:
+    """The role a decoded content had: none, or one Gemini takes besides user and model (the
+    legacy ``function`` role of function responses)."""
+    if _content_note(message, NO_ROLE):
+        return ""
+    named = _content_note(message, "role")
+    return named if isinstance(named, str) and named and role == "user" else role
+
+
+def _content_note(message: Message, name: str) -> Any:
+    """A note the decoder left on a message about the content it came from."""
+    notes = message.metadata.get(PROVIDER) if isinstance(message.metadata, dict) else None
+    return notes.get(name) if isinstance(notes, dict) else None
+
+
+def _system_role(messages: Sequence[Message]) -> str | None:
+    """The role a decoded system instruction named (google-genai sends ``user``), if any."""
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            role = _content_note(message, "role")
+            return role if isinstance(role, str) else None
+    return None
+
+
+def _file_name(uri: str) -> str:
+    """The last segment of a URI's path: the name a file id block is given by default."""
+    return urlsplit(uri).path.rsplit("/", 1)[-1]
+
+
+def _from_gemini(block: _Media) -> bool:
+    """True for a file URI Gemini itself sent with a type its docs do not list."""
+    return block.for_provider(PROVIDER).get(_SENT_TYPE) == _known_mime(block)
 
 
 def _is_response(part: dict[str, Any]) -> bool:
@@ -436,13 +486,7 @@ def _uri_of(block: MediaBlock) -> str:
 
 
 def _accepted(mime: str) -> bool:
-    return (
-        mime in IMAGE_TYPES
-        or mime in AUDIO_TYPES
-        or mime in VIDEO_TYPES
-        or mime in DOCUMENT_TYPES
-        or mime.startswith("text/")
-    )
+    return documented_type(mime)
 
 
 def _check_mime(block: _Media, mime: str, index: int, position: int) -> None:

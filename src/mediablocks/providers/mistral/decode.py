@@ -25,6 +25,7 @@ from ...messages import (
     Message,
     Usage,
 )
+from .._chat_envelope import ABSENT, envelope_notes
 from .._common import (
     as_dict,
     blocks_from_content,
@@ -34,6 +35,7 @@ from .._common import (
     tool_args,
     usage_count,
 )
+from ..openai_chat.decode import message_fields
 from ._wire import (
     _ID_ALPHABET,
     PROVIDER,
@@ -114,9 +116,13 @@ def _document_from_mistral(chunk: dict[str, Any], where: str) -> FileBlock:
     if not isinstance(value, str):
         raise DecodeError(f"{where}: document_url chunk has no URL string")
     name = chunk.get("document_name")
-    return media_from_reference(
+    block = media_from_reference(
         FileBlock, value, None, name if isinstance(name, str) else None, where
     )
+    if not isinstance(name, str) and block.filename:
+        # a name read from the URL, not sent: it does not go back as document_name
+        block = block.model_copy(update={"provider_data": {PROVIDER: {"unnamed": True}}})
+    return block
 
 
 def _file_from_mistral(chunk: dict[str, Any], where: str) -> FileBlock:
@@ -136,7 +142,16 @@ def _tool_call_from_mistral(call: Any, where: str) -> ToolCallBlock:
     call_id = data.get("id")
     if not isinstance(call_id, str) or call_id in ("", "null"):
         call_id = _new_call_id()
-    return ToolCallBlock(id=call_id, name=function["name"], args=args, raw_args=raw_args)
+    extra = {k: v for k, v in data.items() if k not in ("id", "type", "function")}
+    if "type" not in data:
+        extra["type"] = ABSENT  # a reply's call without a type goes back without one
+    return ToolCallBlock(
+        id=call_id,
+        name=function["name"],
+        args=args,
+        raw_args=raw_args,
+        provider_data={PROVIDER: {"call": extra}} if extra else {},  # a reply's index...
+    )
 
 
 def from_mistral(payload: Any) -> list[Message]:
@@ -171,23 +186,44 @@ def _response_from_mistral(data: dict[str, Any]) -> list[Message]:
         choice = as_dict(choice)
         if not isinstance(choice, dict):
             raise DecodeError(f"Mistral response choice {number} is not an object")
-        message = as_dict(choice.get("message")) or {"role": "assistant"}
+        sent = choice.get("message")
+        message = as_dict(sent) if sent is not None else {"role": "assistant"}
         if not isinstance(message, dict):
             raise DecodeError(f"Mistral response choice {number}: message is not an object")
         reason = choice.get("finish_reason")
         model = data.get("model")
         response_id = data.get("id")
-        out.append(
-            _assistant_from_mistral(
-                message,
-                f"Mistral response choice {number}",
-                usage=usage if number == 0 else None,
-                stop_reason=reason if isinstance(reason, str) else None,
-                model=model if isinstance(model, str) else None,
-                response_id=response_id if isinstance(response_id, str) else None,
-            )
+        reply = _assistant_from_mistral(
+            message,
+            f"Mistral response choice {number}",
+            usage=usage if number == 0 else None,
+            stop_reason=reason if isinstance(reason, str) else None,
+            model=model if isinstance(model, str) else None,
+            response_id=response_id if isinstance(response_id, str) else None,
         )
+        kept = message_fields(message, _ASSISTANT_KEYS)
+        if message.get("prefix") is False:
+            kept["prefix"] = False  # written back as the reply had it
+        if "content" not in message:
+            kept["content"] = ABSENT
+        elif message.get("content") == "" and message.get("tool_calls"):
+            kept["content"] = ""  # empty text beside the calls, where null is the default
+        kept_usage = data.get("usage") == {}
+        if "role" not in message:
+            kept["role"] = ABSENT
+        if kept:
+            notes = {**reply.metadata.get(PROVIDER, {}), "message_fields": kept}
+            reply = reply.model_copy(update={"metadata": {**reply.metadata, PROVIDER: notes}})
+        # created, usage details, a choice's extra fields...: as the response had them
+        reply = envelope_notes(reply, data, choice, number, PROVIDER, {})
+        if kept_usage and number == 0:  # an empty usage record goes back empty
+            notes = {**reply.metadata.get(PROVIDER, {}), "usage": {}}
+            reply = reply.model_copy(update={"metadata": {**reply.metadata, PROVIDER: notes}})
+        out.append(reply)
     return out
+
+
+_ASSISTANT_KEYS = frozenset({"role", "content", "tool_calls", "prefix"})
 
 
 def _usage_from_mistral(value: Any) -> Usage | None:

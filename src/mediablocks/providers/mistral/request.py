@@ -14,6 +14,7 @@ from typing import Any
 
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
+from .._chat_envelope import write_envelope
 from .._fields import (
     add_request_fields as _add,
 )
@@ -23,6 +24,7 @@ from .._fields import (
     usage_numbers,
 )
 from .._options import EncodeOptions
+from ..openai_chat.translate import with_message_fields
 from .translate import PROVIDER, to_mistral
 
 __all__ = [
@@ -67,7 +69,9 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     encoded = to_mistral([message])["messages"]
     reply = encoded[0] if encoded else {"role": "assistant", "content": None}
     reply.setdefault("content", None)
-    reason = message.provider_stop_reason if message.provider == PROVIDER else None
+    own = message.provider == PROVIDER
+    reply = with_message_fields(reply, message, PROVIDER) if own else reply
+    reason = message.provider_stop_reason if own else None
     body: dict[str, Any] = {
         "id": message.response_id or "",
         "object": "chat.completion",
@@ -93,4 +97,9 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
         }
     if usage is not None:
         body["usage"] = usage
+    if own:
+        notes = message.metadata.get(PROVIDER, {})
+        write_envelope(body, notes, {})
+        if notes.get("usage") == {}:
+            body["usage"] = {}
     return body

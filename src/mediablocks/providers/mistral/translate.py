@@ -41,6 +41,7 @@ from ...messages import (
     UserMessage,
 )
 from ...sources import URLSource
+from .._chat_envelope import ABSENT
 from .._common import (
     base64_data,
     call_names,
@@ -419,14 +420,19 @@ def _file_to_mistral(
     else:
         url = data_uri(block, options)
     chunk: dict[str, Any] = {"type": "document_url", "document_url": url}
-    if block.filename:
+    if block.filename and not block.for_provider(PROVIDER).get("unnamed"):
         chunk["document_name"] = block.filename
     return chunk
 
 
 def _tool_call_to_mistral(block: ToolCallBlock, ids: dict[str, str]) -> dict[str, Any]:
-    return {
+    kept = block.for_provider(PROVIDER).get("call") or {}
+    call = {
+        **kept,
         "id": ids.get(block.id, block.id),
         "type": "function",
         "function": {"name": block.name, "arguments": dump_args(block)},
     }
+    if kept.get("type") == ABSENT:
+        del call["type"]
+    return call

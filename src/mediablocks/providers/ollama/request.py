@@ -23,6 +23,7 @@ from .._fields import (
 from .._fields import (
     decoded_settings,
     function_tools,
+    one_tool_choice,
     rest_of,
     tools_from_functions,
     unsupported_setting,
@@ -30,7 +31,7 @@ from .._fields import (
 )
 from .._options import EncodeOptions
 from .._schema import to_ollama_schema
-from .translate import PROVIDER, to_ollama
+from .translate import ABSENT, PROVIDER, to_ollama
 
 __all__ = [
     "MESSAGE_FIELDS",
@@ -54,6 +55,7 @@ _OPTIONS = {
 
 def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     """``tools``, ``options``, ``think`` and ``format`` for ``client.chat``."""
+    options = one_tool_choice(options, PROVIDER)
     out: dict[str, Any] = {}
     if options.tools:
         out["tools"] = [
@@ -96,8 +98,8 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     """``(Request fields, the rest verbatim)`` of an Ollama chat request body."""
     rest = rest_of(body, {"model", "tools", *MESSAGE_FIELDS})
     tools, others = tools_from_functions(body.get("tools"), PROVIDER)
-    if others:
-        rest["tools"] = others
+    if others or body.get("tools") == []:
+        rest["tools"] = others  # ollama-python sends an empty list: it goes back as sent
     given: dict[str, Any] = {}
     model_options = rest.pop("options", None)
     if isinstance(model_options, dict):
@@ -140,7 +142,8 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     """``message`` as an Ollama ``/api/chat`` response (not streamed)."""
     encoded = to_ollama([message])["messages"]
     reply = encoded[0] if encoded else {"role": "assistant", "content": ""}
-    reason = message.provider_stop_reason if message.provider == PROVIDER else None
+    own = message.provider == PROVIDER
+    reason = message.provider_stop_reason if own else None
     created = message.timestamp.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     body: dict[str, Any] = {
         "model": message.model or "",
@@ -149,6 +152,14 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
         "done": True,
         "done_reason": reason or provider_stop_reason_for(message.stop_reason, PROVIDER),
     }
+    notes = message.metadata.get(PROVIDER, {}) if own else {}
+    for key, value in notes.items():  # the reply's own fields, as it had them
+        if key == "message_nulls" and isinstance(value, list):
+            reply.update({name: None for name in value if name not in reply})
+        elif value == ABSENT:
+            body.pop(key, None)
+        else:
+            body[key] = value
     usage = usage_numbers(message, PROVIDER)
     if usage is None and message.usage is not None:
         usage = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .._common import synthetic_call_id
 from .._fold import END, Folder
 
 
@@ -67,10 +68,15 @@ class OllamaFolder(Folder):
         if self.thinking:
             message["thinking"] = "".join(self.thinking)
         calls = []
-        for key in self.call_order:
+        for number, key in enumerate(self.call_order):
             call = self.calls[key]
             function = {"name": call.name or "", "arguments": call.wire_arguments()}
-            calls.append({"id": call.final_id, "function": function})
+            if not call.id:
+                # Ollama sent no id: none goes in the response, and the call's stand-in id is
+                # the one decoding the whole response gives it (`from_ollama`)
+                where = f"Ollama response message, tool call {number}"
+                call.fallback = synthetic_call_id("call_", call.name, function["arguments"], where)
+            calls.append({**({"id": call.id} if call.id else {}), "function": function})
         if calls:
             message["tool_calls"] = calls
         return {"model": self.model or "", **self.final, "message": message}

@@ -18,7 +18,9 @@ An Ollama message is flat: ``role``, one ``content`` string, ``images`` (base64)
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from ...blocks import (
@@ -66,6 +68,8 @@ TEXT_SEPARATOR = "\n\n"
 _MESSAGE_KEYS = frozenset({"role", "content", "images", "thinking", "tool_calls", "tool_name"})
 _TOOL_KEYS = _MESSAGE_KEYS | {"tool_call_id"}
 _ROLES = {"system": SystemMessage, "user": UserMessage}
+_OWN_ID = "own_id"
+"""Marks (in ``provider_data["ollama"]``) a call id Ollama sent: it goes back (`sends_call_id`)."""
 
 
 # -- encode -----------------------------------------------------------------------------------
@@ -79,6 +83,12 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
     """
     options = options or EncodeOptions()
     names = call_names(messages)
+    sent_ids = {
+        block.id
+        for message in messages
+        for block in message.content
+        if isinstance(block, ToolCallBlock) and sends_call_id(block)
+    }
     out: list[dict[str, Any]] = []
     for index, message in sendable(messages):
         if isinstance(message, ToolMessage):
@@ -87,7 +97,7 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
                     raise unsupported(
                         PROVIDER, block, index, position, "a tool message holds tool results"
                     )
-                out.append(_tool_result_to_ollama(block, names, index, position, options))
+                out.append(_tool_result_to_ollama(block, names, sent_ids, index, position, options))
             continue
         rest: list[tuple[int, Block]] = []
         has_results = False
@@ -98,7 +108,7 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
                         PROVIDER, block, index, position, "tool results belong in tool messages"
                     )
                 has_results = True
-                out.append(_tool_result_to_ollama(block, names, index, position, options))
+                out.append(_tool_result_to_ollama(block, names, sent_ids, index, position, options))
             else:
                 rest.append((position, block))
         if rest or not has_results:
@@ -217,10 +227,19 @@ def _tool_call_to_ollama(block: ToolCallBlock, index: int, position: int) -> dic
     stored = block.for_provider(PROVIDER)
     function: dict[str, Any] = {**stored.get("function", {}), "name": block.name}
     function["arguments"] = block.args
-    # ollama-python's Message.ToolCall has only `function`: no id is sent (results are matched
-    # by tool_name); a decoded call without one gets a stable synthetic id.
     call: dict[str, Any] = {**stored.get("call", {}), "function": function}
+    if sends_call_id(block):
+        call = {"id": block.id, **call}
     return call
+
+
+def sends_call_id(block: ToolCallBlock) -> bool:
+    """True when the call's id goes out: the id Ollama gave the call. Ollama's server reads
+    ``tool_calls[].id`` and a result's ``tool_call_id`` (``api.ToolCall.ID``,
+    ``api.Message.ToolCallID``); ollama-python's ``Message`` has neither field and drops both.
+    So an id goes back where Ollama sent it, a result names its call exactly when the call's id
+    goes out, and anything else is matched by ``tool_name``, as the SDK does."""
+    return block.for_provider(PROVIDER).get(_OWN_ID) is True
 
 
 def _tool_call_from_ollama(raw: Any, where: str) -> ToolCallBlock:
@@ -237,9 +256,11 @@ def _tool_call_from_ollama(raw: Any, where: str) -> ToolCallBlock:
     else:
         raise DecodeError(f"{where}: tool call arguments are a {type(arguments).__name__}")
     call_id = call.get("id")
+    stored: dict[str, Any] = {}
     if not isinstance(call_id, str) or not call_id:
         call_id = synthetic_call_id("call_", function["name"], arguments, where)
-    stored: dict[str, Any] = {}
+    else:
+        stored[_OWN_ID] = True  # Ollama's id: it goes back
     function_extra = {k: v for k, v in function.items() if k not in ("name", "arguments")}
     call_extra = {k: v for k, v in call.items() if k not in ("id", "function")}
     if function_extra:
@@ -258,6 +279,7 @@ def _tool_call_from_ollama(raw: Any, where: str) -> ToolCallBlock:
 def _tool_result_to_ollama(
     result: ToolResultBlock,
     names: dict[str, str],
+    sent_ids: set[str],
     index: int,
     position: int,
     options: EncodeOptions,
@@ -290,9 +312,9 @@ def _tool_result_to_ollama(
     name = result.name or names.get(result.tool_call_id)
     if name:
         message["tool_name"] = name
-    if result.for_provider(PROVIDER).get("tool_call_id"):
-        # Ollama sent the id on this result: it goes back (the SDK's Message type has no field
-        # for it, so ids Ollama did not send are not added).
+    stored = result.for_provider(PROVIDER)
+    if stored.get("tool_call_id", result.tool_call_id in sent_ids):
+        # the id goes out with its call (see `sends_call_id`): Ollama pairs the two by it
         message["tool_call_id"] = result.tool_call_id
     _merge_fields(message, result.for_provider(PROVIDER).get("extra", {}), result, index, position)
     for raw in extra:
@@ -349,13 +371,46 @@ def _response_from_ollama(data: dict[str, Any]) -> AssistantMessage:
         )
     reason = data.get("done_reason")
     model = data.get("model")
-    return _assistant_from_ollama(
+    reply = _assistant_from_ollama(
         message,
         "Ollama response message",
         usage=usage,
         stop_reason=reason if isinstance(reason, str) and reason else None,
         model=model if isinstance(model, str) and model else None,
     )
+    # logprobs, context, the creation time as written...: what the response had, as it had it
+    notes = {
+        key: value
+        for key, value in data.items()
+        if key not in _RESPONSE_KEYS and not (key in _USAGE_KEYS and value is not None)
+    }
+    for key in ("created_at", "done", "done_reason"):
+        if key not in data:
+            notes[key] = ABSENT
+    nulls = [key for key, value in message.items() if value is None]
+    if nulls:
+        notes["message_nulls"] = nulls  # "images": null in a reply, written back so
+    update: dict[str, Any] = {"metadata": {PROVIDER: notes}} if notes else {}
+    created = _created_at(data.get("created_at"))
+    if created is not None:
+        update["timestamp"] = created
+    return reply.model_copy(update=update) if update else reply
+
+
+_RESPONSE_KEYS = frozenset({"model", "message", "done_reason"})
+ABSENT = "<absent>"
+"""Stands for a response field the reply did not have, where writing it is the default."""
+
+
+def _created_at(value: Any) -> datetime | None:
+    """Ollama's ``created_at`` (RFC 3339, nanoseconds and any offset) as a timestamp."""
+    if not isinstance(value, str):
+        return None
+    text = re.sub(r"(\.\d{6})\d+", r"\1", value.replace("Z", "+00:00"))
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _messages_from_ollama(items: Any) -> list[Message]:
@@ -363,6 +418,7 @@ def _messages_from_ollama(items: Any) -> list[Message]:
         raise DecodeError("Ollama 'messages' is not a list")
     out: list[Message] = []
     pending: list[tuple[str, str]] = []  # (id, name) of the last turn's unanswered calls
+    sent_ids: set[str] = set()  # ids Ollama gave the calls so far
     previous_was_tool = False
     for position, raw in enumerate(items):
         item = as_dict(raw)
@@ -371,7 +427,7 @@ def _messages_from_ollama(items: Any) -> list[Message]:
             raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
         role = item.get("role")
         if role == "tool":
-            result = _tool_result_from_ollama(item, where, pending)
+            result = _tool_result_from_ollama(item, where, pending, sent_ids)
             add_tool_result(out, result, join=previous_was_tool)
             previous_was_tool = True
             continue
@@ -379,6 +435,7 @@ def _messages_from_ollama(items: Any) -> list[Message]:
         if role == "assistant":
             assistant = _assistant_from_ollama(item, where)
             pending = [(call.id, call.name) for call in assistant.tool_calls]
+            sent_ids.update(c.id for c in assistant.tool_calls if sends_call_id(c))
             out.append(assistant)
         elif role in _ROLES:
             out.append(_ROLES[role](content=_blocks_from_ollama(item, where)))
@@ -429,15 +486,17 @@ def _images_from_ollama(images: Any, where: str) -> list[ImageBlock]:
 
 
 def _tool_result_from_ollama(
-    item: dict[str, Any], where: str, pending: list[tuple[str, str]]
+    item: dict[str, Any], where: str, pending: list[tuple[str, str]], sent_ids: set[str]
 ) -> ToolResultBlock:
     name = item.get("tool_name") if isinstance(item.get("tool_name"), str) else None
     given = item.get("tool_call_id")
+    paired: set[str] = set()
     if isinstance(given, str) and given:
         call_id = given
         pending[:] = [entry for entry in pending if entry[0] != given]
     else:
         # Ollama names the tool, not the call: pair with the previous turn's unanswered calls.
+        paired = {entry[0] for entry in pending}
         call_id = pair_call(pending, name) or synthetic_call_id("call_", name, None, where)
     texts = _text_from_ollama(item.get("content"), where)
     images = _images_from_ollama(item.get("images"), where)
@@ -447,6 +506,8 @@ def _tool_result_from_ollama(
     stored: dict[str, Any] = {"extra": extra} if extra else {}
     if isinstance(given, str) and given:
         stored["tool_call_id"] = True
+    elif call_id in sent_ids and call_id in paired:
+        stored["tool_call_id"] = False  # its call had Ollama's id, the result did not name it
     return ToolResultBlock(
         tool_call_id=call_id,
         content=content,

@@ -28,6 +28,7 @@ from ...messages import (
     UserMessage,
 )
 from ...mime import detect_mime
+from .._chat_envelope import envelope_notes
 from .._common import (
     add_tool_result,
     as_dict,
@@ -190,7 +191,25 @@ def _tool_call_from_openai_chat(raw: Any, where: str) -> Block:
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
         call_id = "call_" + uuid.uuid4().hex[:24]
-    return ToolCallBlock(id=call_id, name=function["name"], args=args, raw_args=raw_args)
+    # fields beside id/type/function (the thought signature Gemini's OpenAI-compatible endpoint
+    # puts in extra_content.google, a streamed call's index...): sent back to that endpoint
+    stored: dict[str, Any] = {}
+    call_extra = {k: _json_safe(v) for k, v in call.items() if k not in ("id", "type", "function")}
+    function_extra = {k: _json_safe(v) for k, v in function.items() if k not in _CALL_KEYS}
+    if call_extra:
+        stored["call"] = call_extra
+    if function_extra:
+        stored["function"] = function_extra
+    return ToolCallBlock(
+        id=call_id,
+        name=function["name"],
+        args=args,
+        raw_args=raw_args,
+        provider_data={PROVIDER: stored} if stored else {},
+    )
+
+
+_CALL_KEYS = frozenset({"name", "arguments"})
 
 
 def _json_safe(value: Any) -> Any:
@@ -243,17 +262,26 @@ def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
         if not isinstance(message, dict):
             raise DecodeError(f"{where}: message is not an object")
         reason = choice.get("finish_reason")
-        out.append(
-            _assistant_from_openai_chat(
-                message,
-                where,
-                usage=usage if number == 0 else None,
-                stop_reason=reason if isinstance(reason, str) else None,
-                model=model or None,
-                response_id=response_id or None,
-            )
+        reason = reason if isinstance(reason, str) else None
+        refusal = message.get("refusal")
+        refused = isinstance(refusal, str) and bool(refusal) and reason == "stop"
+        reply = _assistant_from_openai_chat(
+            message,
+            where,
+            usage=usage if number == 0 else None,
+            # a reply holding a refusal stopped because the model refused
+            stop_reason="refusal" if refused else reason,
+            provider_stop_reason=reason if refused else None,
+            model=model or None,
+            response_id=response_id or None,
         )
+        # system_fingerprint, service_tier, a choice's logprobs...: as the response had them
+        out.append(envelope_notes(reply, data, choice, number, PROVIDER, DEFAULT_CHOICE))
     return out
+
+
+DEFAULT_CHOICE = {"logprobs": None}
+"""What a Chat Completions choice holds besides its message, by default."""
 
 
 def _usage_from_openai_chat(value: Any) -> Usage | None:
@@ -270,6 +298,8 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
         cache_read_tokens=usage_count(
             prompt.get("cached_tokens", usage.get("prompt_cache_hit_tokens"))
         ),
+        # OpenRouter (and OpenAI-compatible gateways) count cache writes beside the reads
+        cache_write_tokens=usage_count(prompt.get("cache_write_tokens")),
         reasoning_tokens=usage_count(completion.get("reasoning_tokens")),
         raw=usage,
     )
@@ -299,12 +329,17 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
         previous_was_tool = False
         if role in ("system", "developer"):
             content = _content_from_openai_chat(item.get("content"), where)
-            notes = {PROVIDER: {"role": "developer"}} if role == "developer" else {}
-            out.append(SystemMessage(content=content, metadata=notes))
+            notes: dict[str, Any] = {"role": "developer"} if role == "developer" else {}
+            kept = message_fields(item, frozenset({"role", "content"}))
+            if kept:
+                notes["message_fields"] = kept  # a system message's name...
+            out.append(SystemMessage(content=content, metadata={PROVIDER: notes} if notes else {}))
         elif role == "user":
             name = item.get("name") if isinstance(item.get("name"), str) else None
             content = _content_from_openai_chat(item.get("content"), where)
-            out.append(UserMessage(content=content, name=name))
+            kept = message_fields(item, frozenset({"role", "content", "name"}))
+            metadata = {PROVIDER: {"message_fields": kept}} if kept else {}
+            out.append(UserMessage(content=content, name=name, metadata=metadata))
         elif role == "assistant":
             assistant = _assistant_from_openai_chat(item, where)
             names.update({call.id: call.name for call in assistant.tool_calls})
@@ -316,9 +351,27 @@ def _messages_from_openai_chat(items: Any) -> list[Message]:
     return out
 
 
+_ASSISTANT_KEYS = frozenset({"role", "content", "tool_calls", "refusal", "audio", "function_call"})
+_ASSISTANT_KEYS |= frozenset(_REASONING_FIELDS) | {"annotations"}
+
+
+def message_fields(item: dict[str, Any], modelled: frozenset[str]) -> dict[str, Any]:
+    """A message's fields mediablocks does not model, and those whose value it would not write
+    back alike (a ``null`` refusal, an empty ``tool_calls``): kept in the message's metadata and
+    sent back to the same provider as they came."""
+    return {
+        key: _json_safe(value)
+        for key, value in item.items()
+        if key not in modelled or (key != "content" and value in (None, [], ""))
+    }
+
+
 def _assistant_from_openai_chat(
     item: dict[str, Any], where: str, **fields: Any
 ) -> AssistantMessage:
+    kept = message_fields(item, _ASSISTANT_KEYS)
+    if item.get("content") == "" and item.get("tool_calls"):
+        kept["content"] = ""  # empty text beside the calls, where null is written by default
     blocks: list[Block] = []
     for field in _REASONING_FIELDS:
         reasoning = item.get(field)
@@ -347,7 +400,12 @@ def _assistant_from_openai_chat(
     function_call = item.get("function_call")
     if function_call:  # the deprecated single call, kept verbatim
         blocks.append(_raw(function_call, "function_call"))
-    return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
+    if isinstance(item.get("annotations"), list) and not any(
+        isinstance(b, TextBlock) and "annotations" in b.for_provider(PROVIDER) for b in blocks
+    ):
+        kept["annotations"] = _json_safe(item["annotations"])  # not kept with a text
+    notes = {PROVIDER: {"message_fields": kept}} if kept else {}
+    return AssistantMessage(content=blocks, provider=PROVIDER, metadata=notes, **fields)
 
 
 def _content_from_openai_chat(content: Any, where: str) -> list[Block]:

@@ -40,6 +40,9 @@ class OpenAIChatFolder(Folder):
         self.model = chunk.get("model") or self.model
         if chunk.get("usage"):
             self.usage = chunk["usage"]
+        groq = chunk.get("x_groq")
+        if isinstance(groq, dict) and isinstance(groq.get("usage"), dict) and groq["usage"]:
+            self.usage = groq["usage"]  # Groq streams the usage in x_groq.usage
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue  # only the first choice becomes the message
@@ -66,6 +69,7 @@ class OpenAIChatFolder(Folder):
                     and event.get("id") == self.response_id
                     and event.get("model") == self.model
                     and not event.get("usage")
+                    and "x_groq" not in event
                 ):
                     choices = event["choices"]
                     if type(choices) is list and len(choices) == 1:

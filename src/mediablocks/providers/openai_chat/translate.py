@@ -43,6 +43,7 @@ from ...messages import (
     UserMessage,
 )
 from ...sources import URLSource
+from .._chat_envelope import ABSENT
 from .._common import (
     base64_data,
     data_uri,
@@ -99,6 +100,9 @@ class _Encoder:
         self.out: list[dict[str, Any]] = []
         self.moved: list[dict[str, Any]] = []
         """Parts for the user message that follows a run of tool messages."""
+        self.own = False
+        """Whether the assistant message being encoded came from the endpoint encoded for:
+        its reasoning field and its tool calls' own fields go back to it only."""
 
     def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
         for index, message in sendable(messages):
@@ -115,12 +119,13 @@ class _Encoder:
                 system = self._system(message.content, index)
                 if _is_developer(message):
                     system["role"] = "developer"
-                self.out.append(system)
+                self.out.append(with_message_fields(system, message))
             elif isinstance(message, AssistantMessage):
                 self._flush_moved()
+                self.own = message.provider == (self.options.endpoint or PROVIDER)
                 reply = self._assistant(message.content, index)
                 if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
-                    self.out.append(reply)
+                    self.out.append(with_message_fields(reply, message) if self.own else reply)
         self._flush_moved()
         return self.out
 
@@ -172,7 +177,7 @@ class _Encoder:
             out: dict[str, Any] = {"role": "user", "content": _content_value(parts)}
             if message.name:
                 out["name"] = message.name
-            self.out.append(out)
+            self.out.append(with_message_fields(out, message))
 
     def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
@@ -181,7 +186,14 @@ class _Encoder:
         message: dict[str, Any] = {"role": "assistant"}
         for position, block in enumerate(blocks):
             if isinstance(block, ToolCallBlock):
-                calls.append(_tool_call_to_openai_chat(block))
+                calls.append(_tool_call_to_openai_chat(block, own=self.own))
+            elif (
+                isinstance(block, ThinkingBlock) and self.own and (field := _reasoning_field(block))
+            ):
+                # reasoning an OpenAI-compatible server returned goes back to it in its field
+                # (DeepSeek and Z.ai require it after tool calls in thinking mode)
+                before = message.get(field)
+                message[field] = f"{before}{block.thinking}" if before else block.thinking
             elif isinstance(block, TextBlock) and _refusal_form(block) == "field":
                 refusals.append(block.text)
             elif isinstance(block, AudioBlock):
@@ -290,6 +302,26 @@ class _Encoder:
             part = self._part(block, index, position)
             if part is not None:
                 self.moved.append(part)
+
+
+def with_message_fields(
+    out: dict[str, Any], message: Message, provider: str = PROVIDER
+) -> dict[str, Any]:
+    """The encoded message with the fields its decoded original had beside what mediablocks
+    models (``name`` on a system message, ``refusal: null``...), when it came from OpenAI Chat
+    (or an endpoint speaking it); a field it did not have is left out where encoding adds it
+    by default (``content: null`` beside tool calls)."""
+    notes = message.metadata.get(provider) if isinstance(message.metadata, dict) else None
+    kept = notes.get("message_fields") if isinstance(notes, dict) else None
+    if not isinstance(kept, dict):
+        return out
+    for key, value in kept.items():
+        if value == ABSENT:
+            if key != "content" or out.get(key) in (None, ""):
+                out.pop(key, None)
+        elif key not in out or (key == "content" and out[key] is None):
+            out[key] = value
+    return out
 
 
 def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
@@ -475,12 +507,25 @@ def _file_to_openai_chat(
 # -- tool calls ---------------------------------------------------------------------------
 
 
-def _tool_call_to_openai_chat(block: ToolCallBlock) -> dict[str, Any]:
-    return {
-        "id": block.id,
-        "type": "function",
-        "function": {"name": block.name, "arguments": dump_args(block)},
+def _tool_call_to_openai_chat(block: ToolCallBlock, *, own: bool = False) -> dict[str, Any]:
+    """A ``tool_calls`` entry; to the endpoint that made the call, with the fields it had
+    beside ``id``, ``type`` and ``function`` (Gemini's thought signature in ``extra_content``)."""
+    stored = block.for_provider(PROVIDER) if own else {}
+    function = {
+        **(stored.get("function") or {}),
+        "name": block.name,
+        "arguments": dump_args(block),
     }
+    return {**(stored.get("call") or {}), "id": block.id, "type": "function", "function": function}
+
+
+def _reasoning_field(block: ThinkingBlock) -> str | None:
+    """The field an OpenAI-compatible server sent this reasoning in (``reasoning_content``,
+    ``reasoning``), or None for any other thinking."""
+    if block.provider != PROVIDER:
+        return None
+    field = block.for_provider(PROVIDER).get("reasoning_field")
+    return field if field in ("reasoning_content", "reasoning") else None
 
 
 def _slot(block: RawBlock) -> str:

@@ -6,6 +6,7 @@ See ``translate`` for what maps to what; items mediablocks does not model decode
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from ...blocks import (
@@ -159,6 +160,17 @@ def _tool_result_from_openai_responses(
     )
 
 
+def _verbatim(value: Any) -> Any:
+    """A plain JSON copy of a response field, nulls kept (the response is written back whole,
+    never replayed as input)."""
+    value = as_dict(value)
+    if isinstance(value, dict):
+        return {str(key): _verbatim(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_verbatim(item) for item in value]
+    return value
+
+
 def _json_safe(value: Any) -> Any:
     """A plain copy of decoded data (SDK objects as dicts) without unset (null) fields.
 
@@ -203,6 +215,10 @@ def _stored(part: dict[str, Any], kind: str, **marks: Any) -> dict[str, dict[str
 
 def _raw(data: dict[str, Any], **marks: Any) -> RawBlock:
     stored = {key: value for key, value in marks.items() if value is not None}
+    plain = as_dict(data)
+    nulls = [k for k, v in plain.items() if v is None and k not in _REQUIRED_NULLS]
+    if nulls and isinstance(data, dict):  # a response's null fields, written back there
+        stored["nulls"] = nulls
     return RawBlock(
         provider=PROVIDER, data=_json_safe(data), provider_data={PROVIDER: stored} if stored else {}
     )
@@ -308,8 +324,10 @@ def _request_from_openai_responses(data: dict[str, Any]) -> list[Message]:
     elif instructions is not None:
         raise DecodeError("OpenAI Responses request: 'instructions' is not a string")
     items = data.get("input")
-    if isinstance(items, str):
-        out.append(UserMessage(content=[TextBlock(text=items)]))
+    if isinstance(items, str):  # goes back as a string
+        out.append(
+            UserMessage(content=[TextBlock(text=items)], metadata={PROVIDER: {"input": "string"}})
+        )
     elif items is not None:
         out.extend(_items_from_openai_responses(items))
     return out
@@ -329,21 +347,68 @@ def _response_from_openai_responses(data: dict[str, Any]) -> AssistantMessage:
     status = data.get("status") if isinstance(data.get("status"), str) else None
     details = as_dict(data.get("incomplete_details"))
     reason = details.get("reason") if isinstance(details, dict) else None
+    # status, the request's echoed settings (tools, text, reasoning, store...), errors: as sent
     notes = {
-        key: _json_safe(data[key])
-        for key in ("status", "incomplete_details", "error", "previous_response_id")
-        if data.get(key) is not None
+        key: _verbatim(value)
+        for key, value in data.items()
+        if key not in _RESPONSE_KEYS and (value is not None or key in _ECHOED)
     }
     model, response_id = data.get("model"), data.get("id")
+    created = data.get("created_at")
+    when: dict[str, Any] = {}
+    if isinstance(created, (int, float)) and not isinstance(created, bool) and created >= 0:
+        when["timestamp"] = datetime.fromtimestamp(created, tz=timezone.utc)
+        if isinstance(created, float):
+            notes["created_at"] = created  # a fraction goes back as it came
+    elif "created_at" not in data:
+        notes["created_at"] = None
+    raw_reason = reason if isinstance(reason, str) and reason else status or None
+    refused = bool(blocks) and all(
+        isinstance(b, TextBlock) and b.for_provider(PROVIDER).get("refusal") is True
+        for b in blocks
+        if not isinstance(b, ThinkingBlock)
+    )
     return AssistantMessage(
         content=blocks,
         provider=PROVIDER,
         usage=_usage_from_openai_responses(data.get("usage")),
-        stop_reason=reason if isinstance(reason, str) and reason else status or None,
+        # a reply that is only a refusal stopped because the model refused
+        stop_reason="refusal" if refused and raw_reason == "completed" else raw_reason,
+        provider_stop_reason=raw_reason if refused and raw_reason == "completed" else None,
         model=model if isinstance(model, str) and model else None,
         response_id=response_id if isinstance(response_id, str) and response_id else None,
         metadata={PROVIDER: notes} if notes else {},
+        **when,
     )
+
+
+_RESPONSE_KEYS = frozenset({"id", "object", "created_at", "model", "output", "usage"})
+_ECHOED = frozenset(
+    {
+        "error",
+        "incomplete_details",
+        "instructions",
+        "max_output_tokens",
+        "previous_response_id",
+        "reasoning",
+        "user",
+        "metadata",
+        "max_tool_calls",
+        "prompt_cache_key",
+        "safety_identifier",
+        "service_tier",
+        "top_logprobs",
+        "truncation",
+        "background",
+        "temperature",
+        "top_p",
+        "text",
+        "prompt",
+        "conversation",
+        "usage",
+    }
+)
+"""Response fields the API writes as ``null`` when unset: kept as sent, ``null`` included."""
 
 
 def _usage_from_openai_responses(value: Any) -> Usage | None:
@@ -410,6 +475,14 @@ def _items_from_openai_responses(items: Any) -> list[Message]:
                 out[-1] = last.model_copy(update={"content": [*last.content, block]})
             else:
                 out.append(ToolMessage(content=[block]))
+        elif side in ("user", "system") and item.get("type", "message") != "message":
+            # an item of a type mediablocks does not model, with or without a role
+            # (additional_tools...): kept verbatim, in place
+            if previous == "user-raw" and isinstance(last, UserMessage):
+                out[-1] = last.model_copy(update={"content": [*last.content, _raw(item)]})
+            else:
+                out.append(UserMessage(content=[_raw(item)]))
+            side = "user-raw"
         elif side == "user" and item.get("type") != "message" and "role" not in item:
             if previous == "user-raw" and isinstance(last, UserMessage):
                 out[-1] = last.model_copy(update={"content": [*last.content, _raw(item)]})
@@ -439,6 +512,13 @@ def _input_message(item: dict[str, Any], side: str, where: str) -> Message:
     notes: dict[str, Any] = {}
     if item.get("role") == "developer":
         notes["role"] = "developer"
+    form: dict[str, Any] = {}
+    if "type" not in item:
+        form["untyped"] = True
+    if isinstance(content, str):
+        form["content"] = "string"
+    if form:  # the API reference's EasyInputMessage: no type, text as a string
+        notes["form"] = form
     item_keys = _unmodelled(item, _ITEM_KEYS["message"])
     if item_keys:
         notes["item"] = item_keys  # an input item's id and status: kept, not sent back

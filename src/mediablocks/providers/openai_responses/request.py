@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...blocks import RawBlock, TextBlock
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
@@ -21,9 +22,11 @@ from .._fields import (
 )
 from .._fields import (
     decoded_settings,
+    own_fields,
     rest_of,
     strict_schema,
     tool_choice_name,
+    tool_choice_names,
     tool_from,
     unsupported_setting,
     unsupported_settings,
@@ -41,6 +44,7 @@ __all__ = [
 ]
 
 MESSAGE_FIELDS = frozenset({"input", "instructions"})
+_FORMAT_NOTES = frozenset({"strict", "description"})
 _TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
 
 
@@ -50,8 +54,12 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     if options.tools:
         out["tools"] = [_tool(tool, options) for tool in options.tools]
     name = tool_choice_name(options)
+    names = tool_choice_names(options)
     if name is not None:
         out["tool_choice"] = {"type": "function", "name": name}
+    elif names is not None:
+        tools = [{"type": "function", "name": one} for one in names]
+        out["tool_choice"] = {"type": "allowed_tools", "mode": "required", "tools": tools}
     elif options.tool_choice is not None:
         out["tool_choice"] = options.tool_choice
     settings = options.settings
@@ -75,19 +83,16 @@ def encode_fields(options: EncodeOptions) -> dict[str, Any]:
     if settings.reasoning_effort is not None:
         out["reasoning"] = {"effort": settings.reasoning_effort}
     if settings.response_schema is not None:
-        out["text"] = {
-            "format": {
-                "type": "json_schema",
-                "name": settings.schema_name(),
-                "schema": settings.response_schema,
-            }
-        }
+        fmt: dict[str, Any] = {"type": "json_schema", "name": settings.schema_name()}
+        fmt.update(settings.for_provider(PROVIDER).get("format") or {})  # as decoded
+        fmt["schema"] = settings.response_schema
+        out["text"] = {"format": fmt}
     return out
 
 
 def _tool(tool: Any, options: EncodeOptions) -> dict[str, Any]:
     part: dict[str, Any] = {
-        **tool.provider_data.get(PROVIDER, {}),
+        **own_fields(tool, PROVIDER),
         "type": "function",
         "name": tool.name,
     }
@@ -121,7 +126,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if others:
         rest["tools"] = others
     choice = rest.get("tool_choice")
-    tool_choice = None
+    tool_choice: str | list[str] | None = _allowed_tools(choice)
     if choice in ("auto", "none", "required"):
         tool_choice = str(choice)
     elif (
@@ -151,12 +156,17 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if (
         isinstance(text, dict)
         and isinstance(fmt, dict)
-        and set(fmt) == {"type", "name", "schema"}
+        and {"type", "name", "schema"} <= set(fmt) <= {"type", "name", "schema", *_FORMAT_NOTES}
         and fmt["type"] == "json_schema"
         and isinstance(fmt["schema"], dict)
-        and decoded_settings(response_schema=fmt["schema"]).schema_name() == fmt["name"]
+        and isinstance(fmt["name"], str)
     ):
         given["response_schema"] = fmt["schema"]
+        notes = {k: fmt[k] for k in ("strict", "description") if k in fmt}
+        if decoded_settings(response_schema=fmt["schema"]).schema_name() != fmt["name"]:
+            notes["name"] = fmt["name"]
+        if notes:  # the format's own name, strict and description go back as they came
+            given["provider_data"] = {PROVIDER: {"format": notes}}
     if isinstance(text, dict) and fmt == {"type": "json_object"}:
         given["json_mode"] = True
     if isinstance(text, dict) and (given.get("json_mode") or "response_schema" in given):
@@ -174,16 +184,36 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     return fields, rest
 
 
+def _allowed_tools(value: Any) -> list[str] | None:
+    """The names of a ``required`` ``allowed_tools`` choice of two or more functions."""
+    if not isinstance(value, dict) or set(value) != {"type", "mode", "tools"}:
+        return None
+    tools = value["tools"]
+    if value["type"] != "allowed_tools" or value["mode"] != "required":
+        return None
+    if not isinstance(tools, list) or len(tools) < 2:
+        return None
+    names = [t.get("name") for t in tools if isinstance(t, dict) and set(t) == {"type", "name"}]
+    if len(names) != len(tools) or any(t.get("type") != "function" for t in tools):
+        return None
+    if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        return None
+    return [str(n) for n in names]
+
+
 def add_request_fields(
     out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
 ) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
+    """The encoded fields plus the model and the unmodelled fields. A request with no input
+    items (one that continues a stored response or conversation) sends no ``input``."""
+    if out.get("input") == []:
+        out = {key: value for key, value in out.items() if key != "input"}
     return _add(out, "model", model, extra)
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:
     """``message`` as a Responses ``response`` object."""
-    items = to_openai_responses([message])["input"]
+    items = to_openai_responses([_as_output_texts(message)])["input"]
     own = message.provider == PROVIDER
     notes = dict(message.metadata.get(PROVIDER, {})) if own else {}
     if "status" not in notes:
@@ -195,17 +225,20 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
             notes["status"] = "failed"
         else:
             notes["status"] = "completed"
+    stamp = message.timestamp.timestamp()
     body: dict[str, Any] = {
         "id": message.response_id or "",
         "object": "response",
-        "created_at": message.timestamp.timestamp(),
+        "created_at": int(stamp) if stamp == int(stamp) else stamp,
         "model": message.model or "",
-        "output": [_as_output(item) for item in items],
+        "output": [_with_nulls(_as_output(item), message) for item in items],
         "parallel_tool_calls": True,
         "tool_choice": "auto",
         "tools": [],
         **notes,
     }
+    if "created_at" in notes and notes["created_at"] is None:
+        del body["created_at"]  # the response had none
     usage = usage_numbers(message, PROVIDER)
     if usage is None and message.usage is not None:
         numbers = message.usage
@@ -222,6 +255,35 @@ def response_body(message: AssistantMessage) -> dict[str, Any]:
     if usage is not None:
         body["usage"] = usage
     return body
+
+
+def _as_output_texts(message: AssistantMessage) -> AssistantMessage:
+    """``message`` with each text block bound to an output message item (an empty id where it
+    had none), so it is written as an ``output_text`` part with its annotations, or as a
+    ``refusal`` part, never as the plain string replayed input uses."""
+    blocks: list[Any] = []
+    for block in message.content:
+        stored = block.for_provider(PROVIDER)
+        found = stored.get("item")
+        item: dict[str, Any] = found if isinstance(found, dict) else {}
+        if isinstance(block, TextBlock) and not isinstance(item.get("id"), str):
+            bound = {**stored, "item": {**item, "id": ""}}
+            block = block.model_copy(
+                update={"provider_data": {**block.provider_data, PROVIDER: bound}}
+            )
+        blocks.append(block)
+    return message.model_copy(update={"content": blocks})
+
+
+def _with_nulls(item: dict[str, Any], message: AssistantMessage) -> dict[str, Any]:
+    """A verbatim output item with the ``null`` fields the response had for it (dropped from
+    the item so it can be sent back as input, where the API refuses many nulls)."""
+    for block in message.content:
+        if isinstance(block, RawBlock) and block.data == item:
+            nulls = block.for_provider(PROVIDER).get("nulls")
+            if isinstance(nulls, list):
+                return {**item, **dict.fromkeys(nulls)}
+    return item
 
 
 def _as_output(item: dict[str, Any]) -> dict[str, Any]:

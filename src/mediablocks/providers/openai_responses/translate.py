@@ -87,7 +87,7 @@ def to_openai_responses(
     """
     encoder = _Encoder(options or EncodeOptions())
     items = encoder.run(messages)
-    fields: dict[str, Any] = {"input": items}
+    fields: dict[str, Any] = {"input": _as_string_input(items, messages)}
     if encoder.instructions:
         fields["instructions"] = _SUMMARY_JOIN.join(encoder.instructions)
     return fields
@@ -137,7 +137,7 @@ class _Encoder:
             self.instructions.append(_SUMMARY_JOIN.join(part["text"] for part in parts))
             return
         role = "developer" if notes.get("role") == "developer" else "system"
-        self.items.append({"type": "message", "role": role, "content": parts})
+        self.items.append(_shaped({"type": "message", "role": role, "content": parts}, notes))
 
     def _user(self, message: UserMessage, index: int) -> None:
         """Tool results and verbatim items go out first, in order, then the message item."""
@@ -156,7 +156,8 @@ class _Encoder:
                 if part is not None:
                     parts.append(part)
         if parts or not message.content:
-            self.items.append({"type": "message", "role": "user", "content": parts})
+            item = {"type": "message", "role": "user", "content": parts}
+            self.items.append(_shaped(item, _notes(message.metadata)))
 
     def _assistant(self, blocks: Sequence[Block], index: int) -> None:
         """Output items in order; text of one decoded message item goes back into that item."""
@@ -274,6 +275,37 @@ class _Encoder:
             "call_id": result.tool_call_id,
             "output": output,
         }
+
+
+def _shaped(item: dict[str, Any], notes: dict[str, Any]) -> dict[str, Any]:
+    """A message item in the form its decoded original had: without ``type`` and with its text
+    as a plain string (the API reference's "EasyInputMessage"), when it came so."""
+    form = notes.get("form")
+    if not isinstance(form, dict):
+        return item
+    shaped = dict(item)
+    if form.get("untyped"):
+        shaped.pop("type", None)
+    parts = shaped["content"]
+    one_text = len(parts) == 1 and set(parts[0]) == {"type", "text"}
+    if form.get("content") == "string" and one_text and parts[0]["type"] == "input_text":
+        shaped["content"] = parts[0]["text"]
+    return shaped
+
+
+def _as_string_input(items: list[dict[str, Any]], messages: Sequence[Message]) -> Any:
+    """``input`` as the text it was, when a request's whole input was one string ("text input
+    to the model, equivalent to a text input with the user role", API reference)."""
+    sent = [m for m in messages if not _notes(m.metadata).get("instructions")]
+    if len(items) != 1 or len(sent) != 1 or _notes(sent[0].metadata).get("input") != "string":
+        return items
+    content = items[0].get("content")
+    if items[0].get("role") != "user" or not isinstance(content, list) or len(content) != 1:
+        return items
+    part = content[0]
+    if part.get("type") == "input_text" and set(part) == {"type", "text"}:
+        return part["text"]
+    return items
 
 
 def _notes(metadata: Mapping[str, Any]) -> dict[str, Any]:
