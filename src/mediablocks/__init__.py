@@ -60,7 +60,10 @@ from .history import (
     regroup_messages,
     trim_messages,
 )
+from .history.media_store import DirectoryMediaStore, MediaStore, MemoryMediaStore
 from .history.parsing import parse_blocks
+from .history.references import view_media, view_media_tool
+from .history.session import Evicted, FittedSession, SessionReport, fit_session
 from .history.storage import load_history, media_summary, redacted, save_history
 from .history.validation import HistoryError, Problem, ensure_valid, validate
 from .limits import ProviderLimits, limits_for
@@ -135,12 +138,14 @@ __all__ = [
     "CustomMessage",
     "DataURI",
     "DecodeError",
+    "DirectoryMediaStore",
     "DirectoryUploadCache",
     "DoesNotFitError",
     "DownloadTooLargeError",
     "Dropped",
     "EncodeOptions",
     "EncodeReport",
+    "Evicted",
     "FetchError",
     "FetchPolicy",
     "FetchResult",
@@ -148,6 +153,7 @@ __all__ = [
     "FetchTimeoutError",
     "FileBlock",
     "FileTooLargeError",
+    "FittedSession",
     "FlatItem",
     "HistoryError",
     "ImageBlock",
@@ -158,7 +164,9 @@ __all__ = [
     "MediaBlock",
     "MediaBlocksError",
     "MediaInfo",
+    "MediaStore",
     "MediaTypeError",
+    "MemoryMediaStore",
     "MemoryUploadCache",
     "Message",
     "PathNotAllowedError",
@@ -168,6 +176,7 @@ __all__ = [
     "ProviderLimits",
     "RawBlock",
     "Request",
+    "SessionReport",
     "Settings",
     "SourceError",
     "StopReason",
@@ -211,6 +220,7 @@ __all__ = [
     "estimate_tokens",
     "fetch",
     "filter_messages",
+    "fit_session",
     "from_stream",
     "harness_resume",
     "image_tokens",
@@ -246,5 +256,7 @@ __all__ = [
     "upload",
     "use_policy",
     "validate",
+    "view_media",
+    "view_media_tool",
     "write_batch",
 ]
