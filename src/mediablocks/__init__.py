@@ -27,6 +27,7 @@ from .errors import (
     DecodeError,
     DoesNotFitError,
     DownloadTooLargeError,
+    ExpiredUploadError,
     FetchError,
     FetchTimeoutError,
     FileTooLargeError,
@@ -116,8 +117,9 @@ from .stop_reasons import StopReason
 from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
 from .tokens import estimate_tokens, image_tokens
 from .tools import Tool
-from .uploading import aupload, upload
-from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
+from .uploading import Uploader, aupload, delete_uploads, list_uploads, upload
+from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache, UploadEntry
+from .uploading.s3_store import S3MediaStore
 
 __all__ = [
     "AssistantMessage",
@@ -146,6 +148,7 @@ __all__ = [
     "EncodeOptions",
     "EncodeReport",
     "Evicted",
+    "ExpiredUploadError",
     "FetchError",
     "FetchPolicy",
     "FetchResult",
@@ -176,6 +179,7 @@ __all__ = [
     "ProviderLimits",
     "RawBlock",
     "Request",
+    "S3MediaStore",
     "SessionReport",
     "Settings",
     "SourceError",
@@ -194,7 +198,9 @@ __all__ = [
     "UnsupportedBlockError",
     "UnsupportedSettingError",
     "UploadCache",
+    "UploadEntry",
     "UploadError",
+    "Uploader",
     "Usage",
     "UserMessage",
     "VideoBlock",
@@ -208,6 +214,7 @@ __all__ = [
     "decode",
     "decode_request",
     "decode_response",
+    "delete_uploads",
     "detect_mime",
     "dump_messages",
     "encode",
@@ -225,6 +232,7 @@ __all__ = [
     "harness_resume",
     "image_tokens",
     "limits_for",
+    "list_uploads",
     "load_history",
     "load_messages",
     "media_block",

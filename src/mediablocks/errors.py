@@ -31,6 +31,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     │   ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
     │   └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
     └── UploadError (OSError)                a provider's Files API (or S3) refused an upload
+        └── ExpiredUploadError               a file id past its expiry, and no bytes to send
 
 Messages say what was wrong and with which block, e.g.
 ``ImageBlock(path 'scan.png', image/png): bytes are application/pdf, not an image``.
@@ -47,6 +48,7 @@ __all__ = [
     "DecodeError",
     "DoesNotFitError",
     "DownloadTooLargeError",
+    "ExpiredUploadError",
     "FetchError",
     "FetchTimeoutError",
     "FileTooLargeError",
@@ -207,3 +209,13 @@ class UploadError(MediaBlocksError, OSError):
 
     The message names the block and the provider; the SDK's own exception is the ``__cause__``.
     """
+
+
+class ExpiredUploadError(UploadError):
+    """Uploaded media whose file at the provider has expired (or will before a request could
+    use it), with no way back to its bytes: found before anything is sent, naming the block and
+    when the file expired. ``expired_at`` is that Unix time."""
+
+    def __init__(self, message: str, *, expired_at: float | None = None) -> None:
+        super().__init__(message)
+        self.expired_at = expired_at

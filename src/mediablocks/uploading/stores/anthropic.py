@@ -11,6 +11,8 @@ from typing import Any
 from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "anthropic"
+EXPIRES = False
+EXPIRY_NOTE = "Anthropic keeps files until they are deleted (mb.delete_uploads(older_than=...))"
 _IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 _DOCUMENTS = frozenset({"application/pdf", "text/plain"})
 BETA = "files-api-2025-04-14"
@@ -54,6 +56,27 @@ def exists(client: Any, reference: str, target: Target) -> bool:
 async def aexists(client: Any, reference: str, target: Target) -> bool:
     try:
         await client.beta.files.retrieve_metadata(reference, betas=[BETA])
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+def delete(client: Any, reference: str) -> bool:
+    """``client.beta.files.delete``: False when Anthropic answers 404 (no such file)."""
+    try:
+        client.beta.files.delete(reference, betas=[BETA])
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+async def adelete(client: Any, reference: str) -> bool:
+    try:
+        await client.beta.files.delete(reference, betas=[BETA])
     except Exception as exc:
         if missing(exc):
             return False

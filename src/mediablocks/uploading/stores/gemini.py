@@ -15,6 +15,8 @@ from typing import Any
 from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "gemini"
+EXPIRES = False
+EXPIRY_NOTE = "Gemini deletes every file 48 hours after its upload; that cannot be changed"
 _POLL = 1.0
 _KEEP = 47 * 3600.0
 
@@ -114,3 +116,25 @@ async def aexists(client: Any, reference: str, target: Target) -> bool:
             return False
         raise
     return _usable(file)
+
+
+def delete(client: Any, reference: str) -> bool:
+    """``client.files.delete``: False when the file is gone already (403/404)."""
+    try:
+        client.files.delete(name=_name(reference))
+    except Exception as exc:
+        if missing(exc, _GONE):
+            return False
+        raise
+    return True
+
+
+async def adelete(client: Any, reference: str) -> bool:
+    files = client.aio.files if hasattr(client, "aio") else client.files
+    try:
+        await files.delete(name=_name(reference))
+    except Exception as exc:
+        if missing(exc, _GONE):
+            return False
+        raise
+    return True
