@@ -324,3 +324,37 @@ def test_a_stored_file_id_loads_soundly_or_raises_decode_error(
     assert loaded.sha256 is None or len(loaded.sha256) == 64
     with contextlib.suppress(mb.MediaBlocksError):  # refused loudly, never another exception
         mb.encode([message], "gemini")
+
+
+async def test_aupload_adds_a_copy_at_a_second_store(
+    server: UploadServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await mb.aupload(agent_history(), "bedrock", s3_client(server, monkeypatch), bucket="b")
+    client = anthropic_client(server, asynchronous=True)
+    second = await mb.aupload(first, "anthropic", client)
+    assert sorted(uploads(server, "anthropic")) == sorted([JPEG, PDF, PNG])
+    assert [[c.store for c in s.copies] for s in sources(second)] == [["s3", "anthropic"]] * 3
+    again = await mb.aupload(second, "anthropic", client)
+    assert len(uploads(server, "anthropic")) == 3
+    assert [s.file_id for s in sources(again)] == [s.file_id for s in sources(second)]
+
+
+def test_s3_media_store_puts_finds_and_checks_what_it_reads(
+    server: UploadServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s3 = s3_client(server, monkeypatch)
+    store = mb.S3MediaStore(s3, "media", "keep/")
+    digest = store.put(PNG)
+    assert digest == hashlib.sha256(PNG).hexdigest()
+    assert list(server.remaining()["s3"]) == [f"media/keep/{digest}.png"]
+    assert store.put(PNG) == digest  # there already: not written again
+    assert len(uploads(server, "s3")) == 1
+    assert store.find(digest[:10]) == [digest]
+    assert store.get(digest) == PNG
+    assert store.get(hashlib.sha256(JPEG).hexdigest()) is None
+    server.files["s3"][f"media/keep/{digest}.png"] = b"replaced in the bucket"
+    with pytest.raises(mb.SourceError, match="not the ones its name says"):
+        store.get(digest)
+    tiny = mb.S3MediaStore(s3, "media", "keep/", max_bytes=4)
+    with pytest.raises(mb.TooLargeError):
+        tiny.get(digest)
