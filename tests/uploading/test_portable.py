@@ -358,3 +358,63 @@ def test_s3_media_store_puts_finds_and_checks_what_it_reads(
     tiny = mb.S3MediaStore(s3, "media", "keep/", max_bytes=4)
     with pytest.raises(mb.TooLargeError):
         tiny.get(digest)
+
+
+def test_uploaded_media_fits_a_session_and_counts_its_tokens(
+    server: UploadServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shots = [make_png((900 + n, 600), color=(n * 30, 90, 200)) for n in range(6)]
+    history: list[mb.Message] = []
+    for number, shot in enumerate(shots):
+        history.append(
+            mb.AssistantMessage(content=[mb.ToolCallBlock(id=f"c{number}", name="s", args={})])
+        )
+        history.append(
+            mb.ToolMessage(
+                content=[
+                    mb.ToolResultBlock(
+                        tool_call_id=f"c{number}", content=[mb.ImageBlock.from_bytes(shot)]
+                    )
+                ]
+            )
+        )
+    store = mb.MemoryMediaStore()
+    uploaded = mb.upload(
+        history, "bedrock", s3_client(server, monkeypatch), bucket="b", media_store=store
+    )
+    # In the process that uploaded them the bytes are here: tokens count, thumbnails are made.
+    assert mb.estimate_tokens(uploaded, "anthropic") == mb.estimate_tokens(history, "anthropic")
+    fitted = mb.fit_session(uploaded, "anthropic", keep_last_media=2, step=1)
+    assert [e.became for e in fitted.report.evicted] == ["thumbnail"] * 4
+    assert fitted.report.unestimated == 0
+    # Saved and loaded, the session's store gives them back; without it they cannot be counted.
+    loaded = mb.load_messages(mb.dump_messages(uploaded))
+    with pytest.raises(mb.SourceError, match="cannot estimate tokens"):
+        mb.estimate_tokens(loaded, "anthropic")
+    again = mb.fit_session(loaded, "anthropic", keep_last_media=2, step=1, store=store)
+    assert mb.dump_messages(again) == mb.dump_messages(
+        mb.fit_session(uploaded, "anthropic", keep_last_media=2, step=1, store=store)
+    )
+    blind = mb.fit_session(
+        mb.load_messages(mb.dump_messages(uploaded)), "anthropic", keep_last_media=2, step=1
+    )
+    assert blind.report.unestimated == 6
+    assert {e.became for e in blind.report.evicted} == {"reference"}
+    # Sent whole to Bedrock, the kept screenshots go by their S3 copies.
+    body = mb.encode(again, "bedrock")["messages"]
+    assert body[-1]["content"][0]["toolResult"]["content"][0]["image"]["source"]["s3Location"]
+
+
+def test_an_origin_that_is_a_url_is_refused_when_loaded() -> None:
+    source = {
+        "kind": "file_id",
+        "file_id": "file_1",
+        "sha256": "a" * 64,
+        "origin": {"kind": "url", "url": "http://169.254.169.254/latest/meta-data"},
+    }
+    text = (
+        '{"format": "mediablocks.messages", "version": 1, "messages": [{"role": "user", '
+        f'"content": [{{"type": "image", "source": {__import__("json").dumps(source)}}}]}}]}}'
+    )
+    with pytest.raises(mb.DecodeError):
+        mb.load_messages(text)

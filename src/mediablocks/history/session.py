@@ -29,7 +29,7 @@ from ..messages import Message, sent_content
 from ..providers._options import canonical_provider
 from ..sources import FileIdSource, URLSource
 from ._session_plan import Item, Plan, State, kind_cap, layouts, plan_states, sizes, totals
-from .media_store import MediaStore
+from .media_store import MediaStore, checked_get
 from .references import reference_text
 
 __all__ = ["Evicted", "FittedSession", "SessionReport", "fit_session"]
@@ -215,8 +215,17 @@ class _Session:
                 self._fixed(block)
 
     def _bytes_of(self, block: MediaBlock) -> bytes | None:
+        """The bytes, when they are here: in memory, in a local file, or (uploaded media) in
+        the session's store; never fetched."""
         source = block.source
-        if isinstance(source, (URLSource, FileIdSource)) and not source.loaded:
+        if isinstance(source, FileIdSource) and not source.loaded:
+            if self.store is None or source.sha256 is None:
+                return None
+            data = checked_get(self.store, source.sha256)
+            if data is not None:
+                source.keep_bytes(data)
+            return data
+        if isinstance(source, URLSource) and not source.loaded:
             return None
         return block.read(self.policy)
 

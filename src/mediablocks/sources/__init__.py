@@ -410,12 +410,11 @@ class FileIdSource(_BaseSource):
 
     Media uploaded by `mb.upload` is *portable*: it also keeps the SHA-256 and size of its bytes,
     every copy it has in a file store (``copies``: ids at several providers), and ``origin``, the
-    local path or URL it was read from. `mb.encode` for a provider with a copy sends that copy's
-    id; for any other provider it inlines the bytes, found in memory (the process that uploaded
-    them keeps them), in a `MediaStore` passed as ``media_store=``, or at ``origin`` (a path is
-    read only under a `FetchPolicy` with ``allowed_roots``, a URL under the fetch policy), and
-    always checked against ``sha256``. ``file_id`` and ``provider`` name the copy the last upload
-    made or found.
+    local file it was read from. `mb.encode` for a provider with a copy sends that copy's id; for
+    any other provider it inlines the bytes, found in memory (the process that uploaded them
+    keeps them), in a `MediaStore` passed as ``media_store=``, or at ``origin`` (read only under
+    a `FetchPolicy` with ``allowed_roots``), and always checked against ``sha256``. ``file_id``
+    and ``provider`` name the copy the last upload made or found.
     """
 
     kind: Literal["file_id"] = "file_id"
@@ -424,7 +423,7 @@ class FileIdSource(_BaseSource):
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     size: Annotated[int, Field(ge=0)] | None = None
     copies: Annotated[tuple[FileCopy, ...], Field(max_length=MAX_COPIES)] = ()
-    origin: Annotated[PathSource | URLSource, Field(discriminator="kind")] | None = None
+    origin: PathSource | None = None
 
     @model_serializer(mode="wrap")
     def _without_empty_upload_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -502,7 +501,7 @@ class FileIdSource(_BaseSource):
                 "them from; pass media_store= (a MediaStore holding them) or upload it to this "
                 "provider with mb.upload"
             )
-        if isinstance(origin, PathSource) and current_policy(policy).allowed_roots is None:
+        if current_policy(policy).allowed_roots is None:
             raise PathNotAllowedError(
                 f"{self.describe()}: its origin is the local {origin.describe()}, read only "
                 "under a FetchPolicy with allowed_roots (a stored history names no path you "
@@ -515,17 +514,6 @@ class FileIdSource(_BaseSource):
                 "that were uploaded (the SHA-256 differs)"
             )
         return data
-
-    async def _aload(self, policy: FetchPolicy | None) -> bytes:
-        if isinstance(self.origin, URLSource) and self.sha256 is not None:
-            data = await self.origin._aload(policy)
-            if hashlib.sha256(data).hexdigest() != self.sha256:
-                raise SourceError(
-                    f"{self.describe()}: its origin {self.origin.describe()} no longer holds "
-                    "the bytes that were uploaded (the SHA-256 differs)"
-                )
-            return data
-        return self._load(policy)
 
 
 Source = Annotated[
