@@ -234,7 +234,8 @@ def test_openai_files_expire_when_asked_and_expired_copies_are_not_sent(
     with pytest.raises(mb.ExpiredUploadError, match="expired") as caught:
         mb.encode(loaded, "openai-responses")
     assert caught.value.expired_at == late.expires_at
-    # Uploading again replaces the expired copy instead of trusting it.
+    # Uploading again replaces the expired copy (gone at OpenAI) instead of trusting it.
+    server.delete(source.file_id)
     fresh = mb.upload([mb.UserMessage(content=[block])], "openai-responses", client)
     assert sources(fresh)[0].file_id != source.file_id
 
@@ -418,3 +419,14 @@ def test_an_origin_that_is_a_url_is_refused_when_loaded() -> None:
     )
     with pytest.raises(mb.DecodeError):
         mb.load_messages(text)
+
+
+def test_the_same_client_uploads_the_same_bytes_once_without_a_cache(
+    server: UploadServer,
+) -> None:
+    client = anthropic_client(server)
+    mb.upload(agent_history(), "anthropic", client)
+    mb.upload(agent_history(), "anthropic", client)  # a new history, the same bytes
+    assert len(uploads(server, "anthropic")) == 3
+    mb.upload(agent_history(), "anthropic", anthropic_client(server))  # another client object
+    assert len(uploads(server, "anthropic")) == 6

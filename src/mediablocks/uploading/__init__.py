@@ -90,7 +90,8 @@ def upload(
     client for ``bedrock`` with ``bucket`` (and ``prefix``) naming where objects go.
 
     ``min_bytes``: upload only blocks of at least this many bytes (0, the default: all).
-    ``cache``: where references are remembered across calls (default: this call only).
+    ``cache``: where references are remembered across calls (default: an in-memory cache kept
+    with the ``client`` object, so the same client uploads the same bytes once while it lives).
     ``account``: the cache's account key (default: derived from the client's endpoint and key).
     ``wait``: seconds to wait for a Gemini file still processing.
     ``verify``: look each reference found in the cache (or in a block's own copies) up at the
@@ -243,13 +244,13 @@ class Uploader:
     """A client and `upload` options, for `mb.encode(..., uploader=...)`: media the provider's
     file store has no copy of are uploaded before the request is encoded, instead of inlined.
 
-    ``options`` are `upload`'s keyword arguments (``bucket=``, ``expires_in=``...). The cache
-    defaults to one `MemoryUploadCache` kept by this object, so encoding the next turn uploads
-    only what is new.
+    ``options`` are `upload`'s keyword arguments (``bucket=``, ``expires_in=``...). Without a
+    ``cache``, the client's own in-memory cache is used (as `upload` does), so encoding the next
+    turn uploads only what is new.
     """
 
     client: Any
-    cache: UploadCache = field(default_factory=MemoryUploadCache)
+    cache: UploadCache | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

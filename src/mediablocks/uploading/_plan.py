@@ -35,7 +35,7 @@ from ..sources import (
     PathSource,
 )
 from ._walk import map_media, media_blocks
-from .cache import MemoryUploadCache, UploadCache
+from .cache import UploadCache, default_cache
 from .portable import recover_bytes
 from .stores import Target, Uploaded, UploadItem, uploader_for
 
@@ -141,7 +141,7 @@ class Plan:
         self.target = target
         self.policy = policy
         self.media_store = media_store
-        self.cache: UploadCache = cache if cache is not None else MemoryUploadCache()
+        self.cache: UploadCache = cache if cache is not None else default_cache(client)
         self.messages = list(messages)
         self.store: str = self.module.STORE
         self.account = account or str(self.module.account(client, target))

@@ -19,12 +19,20 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import InvalidOptionError, SourceError
 
-__all__ = ["DirectoryUploadCache", "MemoryUploadCache", "UploadCache", "UploadEntry", "split_key"]
+__all__ = [
+    "DirectoryUploadCache",
+    "MemoryUploadCache",
+    "UploadCache",
+    "UploadEntry",
+    "default_cache",
+    "split_key",
+]
 
 MAX_REFERENCE = 2048
 """The longest file reference a cache hands out (file ids and URIs are far shorter)."""
@@ -392,3 +400,22 @@ class DirectoryUploadCache:
             except sqlite3.Error as exc:
                 raise SourceError(f"upload cache {self.path!r}: cannot read: {exc}") from None
             return int(count) + len(self._unsaved)
+
+
+_per_client: weakref.WeakKeyDictionary[object, MemoryUploadCache] = weakref.WeakKeyDictionary()
+_per_client_lock = threading.Lock()
+
+
+def default_cache(client: object) -> UploadCache:
+    """The cache `mb.upload` uses when given none: one `MemoryUploadCache` per SDK client object,
+    for as long as the client lives, so the same client uploads the same bytes once; a client
+    that cannot be weakly referenced gets a cache for the one call."""
+    try:
+        with _per_client_lock:
+            cache = _per_client.get(client)
+            if cache is None:
+                cache = MemoryUploadCache()
+                _per_client[client] = cache
+            return cache
+    except TypeError:  # not hashable, or not weakly referenceable
+        return MemoryUploadCache()
