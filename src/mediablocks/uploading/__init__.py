@@ -33,7 +33,7 @@ from ..history.media_store import MediaStore
 from ..messages import Message
 from ._plan import Pending, Plan, check_expiry
 from ._single_flight import join, land
-from .cache import MemoryUploadCache, UploadCache
+from .cache import UploadCache
 from .lifecycle import delete_uploads, list_uploads
 from .stores import Target
 
