@@ -274,11 +274,13 @@ def test_a_plain_file_id_from_a_provider_still_goes_only_to_its_provider() -> No
 # -- stored histories are untrusted ---------------------------------------------------------
 
 
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+
+
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
-    ),
+    _nested,
     max_leaves=12,
 )
 
