@@ -3,14 +3,18 @@
 The data: N JPEG photos (default 48 of 4000x3000, 12 MP) fitted to Anthropic's optimal size
 (``prepare_options={"optimal_size": True}``: decode at a reduced scale, resize to 1568 px, save),
 then encoded as batch-file lines: the per-file work of a real preparation job. The pipeline is
-``from_items(paths) -> map_batches(encode_batch, concurrency=k) -> materialize()`` on a local
+``from_items(paths) -> map_batches(encode_batch, compute=TaskPoolStrategy(size=k)) ->
+materialize()`` on a local
 Ray instance with 2 CPUs, set up as docs/ray.md says (Ray Data's per-operator reservation off, so
-``concurrency`` decides; each worker reads its own files, as on a cluster with shared storage);
+the pool size decides; each worker reads its own files, as on a cluster with shared storage);
 k = 1 and k = 2 run in alternating rounds in the same run, with the plain loop (``encode_batch``
 over the same files in this process, no Ray) as the baseline. Prints files/s and MB/s per case,
 the CPU seconds each file cost inside ``encode_batch`` (``time.process_time`` in the worker, so
 a slower wall time at equal CPU per file is waiting for a core, not more work), the 1 -> 2 CPU
-throughput ratio, and the load average before and after each case.
+throughput ratio, the load average before and after each case, and the machine's idle CPU during
+each case (``/proc/stat``: idle core-seconds over wall seconds, i.e. how many cores nobody used).
+The last lines say whether a core was free for the second worker: the 1 -> 2 ratio means
+something about Ray only when the 1-CPU case left at least one core idle.
 
 Run from the repository root (needs ``pip install 'mediablocks[ray]'``)::
 
@@ -21,6 +25,7 @@ Run from the repository root (needs ``pip install 'mediablocks[ray]'``)::
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -63,6 +68,18 @@ def make_files(folder: Path, count: int) -> int:
     return total
 
 
+def cpu_times() -> tuple[float, float]:
+    """(idle, total) core-seconds of the whole machine so far, from /proc/stat (Linux)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            fields = [float(x) for x in handle.readline().split()[1:]]
+    except OSError:
+        return math.nan, math.nan
+    ticks = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return idle / ticks, sum(fields[:8]) / ticks
+
+
 def timed_encode(batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """`encode_batch` plus the CPU seconds it used per file in this worker process."""
     started = time.process_time()
@@ -78,7 +95,10 @@ def run_ray(ray: Any, folder: Path, workers: int) -> tuple[float, float]:
     start = time.perf_counter()
     ds = ray.data.from_items(paths, override_num_blocks=max(2, len(paths) // 2))
     done = ds.map_batches(
-        timed_encode, fn_kwargs=FN_KWARGS, batch_size=2, concurrency=workers
+        timed_encode,
+        fn_kwargs=FN_KWARGS,
+        batch_size=2,
+        compute=ray.data.TaskPoolStrategy(size=workers),  # Ray < 2.51: concurrency=workers
     ).materialize()
     elapsed = time.perf_counter() - start
     rows = list(done.iter_rows())
@@ -123,12 +143,17 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name in cases}
         cpu: dict[str, list[float]] = {name: [] for name in cases}
         loads: dict[str, list[float]] = {name: [] for name in cases}
+        idle: dict[str, list[float]] = {name: [] for name in cases}
         try:
             run_ray(ray, folder, 2)  # warm-up: workers started, modules imported
             for _ in range(args.rounds):
                 for name, run in cases.items():
                     loads[name].append(os.getloadavg()[0])
+                    idle_before, _ = cpu_times()
+                    started = time.perf_counter()
                     seconds, per_file = run()
+                    idle_after, _ = cpu_times()
+                    idle[name].append((idle_after - idle_before) / (time.perf_counter() - started))
                     times[name].append(seconds)
                     cpu[name].append(per_file)
                     loads[name].append(os.getloadavg()[0])
@@ -141,7 +166,7 @@ def main() -> None:
         f"{mb_total:.1f} MB, fitted for anthropic (optimal size), {args.rounds} round(s)"
     )
     header = f"  {'case':<22} {'median s':>9} {'files/s':>8} {'MB/s':>7} {'CPU s/file':>11}"
-    print(header + f" {'load avg':>9}")
+    print(header + f" {'load avg':>9} {'idle cores':>10}")
     medians = {name: statistics.median(values) for name, values in times.items()}
     for name, seconds in medians.items():
         rate = args.files / seconds
@@ -149,12 +174,26 @@ def main() -> None:
         load = f"{min(loads[name]):.1f}-{max(loads[name]):.1f}"
         print(
             f"  {name:<22} {seconds:9.2f} {rate:8.2f} {mb_total / seconds:7.1f} "
-            f"{per_file:11.3f} {load:>9}"
+            f"{per_file:11.3f} {load:>9} {statistics.median(idle[name]):10.2f}"
         )
     ratio = medians["ray, 1 CPU"] / medians["ray, 2 CPUs"]
     print(f"  throughput ratio 2 CPUs / 1 CPU: {ratio:.2f}x")
-    cores = os.cpu_count()
-    print(f"  (machine: {cores} cores; a second worker speeds up only when it finds a free core)")
+    cores = os.cpu_count() or 1
+    spare = statistics.median(idle["ray, 1 CPU"])
+    wall_per_file = medians["ray, 1 CPU"] / args.files
+    share = statistics.median(cpu["ray, 1 CPU"]) / wall_per_file
+    print(
+        f"  machine: {cores} cores; while one worker ran, {spare:.2f} cores stayed idle and the "
+        f"worker got {share:.2f} of a core (CPU s per file / wall s per file)"
+    )
+    if spare >= 0.8:
+        verdict = "a core was free for the second worker: the ratio measures Ray's scaling"
+    else:
+        verdict = (
+            "no core was free for the second worker (other processes held them): the ratio "
+            "measures the machine's load, not Ray; rerun on an idle machine"
+        )
+    print(f"  {verdict}")
 
 
 if __name__ == "__main__":

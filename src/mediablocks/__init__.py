@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         DecodeError,
         DoesNotFitError,
         DownloadTooLargeError,
+        ExpiredUploadError,
         FetchError,
         FetchTimeoutError,
         FileTooLargeError,
@@ -74,6 +75,8 @@ if TYPE_CHECKING:
     )
     from .history.harness import harness_resume
     from .history.parsing import parse_blocks
+    from .history.references import view_media, view_media_tool
+    from .history.session import Evicted, FittedSession, SessionReport, fit_session
     from .history.storage import load_history, media_summary, redacted, save_history
     from .history.validation import HistoryError, Problem, ensure_valid, validate
     from .integrations.auto import decode
@@ -127,6 +130,7 @@ if TYPE_CHECKING:
         encode_response,
     )
     from .settings import Settings
+    from .sources.media_store import DirectoryMediaStore, MediaStore, MemoryMediaStore
     from .standins import (
         Description,
         DirectoryStandInCache,
@@ -142,8 +146,9 @@ if TYPE_CHECKING:
     from .streaming import StreamAccumulator, afrom_stream, from_stream, tool_result_turn
     from .tokens import estimate_tokens, image_tokens
     from .tools import Tool
-    from .uploading import aupload, upload
-    from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache
+    from .uploading import Uploader, aupload, delete_uploads, list_uploads, upload
+    from .uploading.cache import DirectoryUploadCache, MemoryUploadCache, UploadCache, UploadEntry
+    from .uploading.s3_store import S3MediaStore
 
 # Public name -> the module (relative to this package) that defines it.
 _EXPORTS: dict[str, str] = {
@@ -166,6 +171,7 @@ _EXPORTS: dict[str, str] = {
     "DataURI": ".datauri",
     "DecodeError": ".errors",
     "Description": ".standins",
+    "DirectoryMediaStore": ".sources.media_store",
     "DirectoryStandInCache": ".standins",
     "DirectoryUploadCache": ".uploading.cache",
     "DoesNotFitError": ".errors",
@@ -173,6 +179,8 @@ _EXPORTS: dict[str, str] = {
     "Dropped": ".providers._report",
     "EncodeOptions": ".providers",
     "EncodeReport": ".providers._report",
+    "Evicted": ".history.session",
+    "ExpiredUploadError": ".errors",
     "FetchError": ".errors",
     "FetchPolicy": ".fetching.policy",
     "FetchResult": ".fetching",
@@ -180,6 +188,7 @@ _EXPORTS: dict[str, str] = {
     "FetchTimeoutError": ".errors",
     "FileBlock": ".media",
     "FileTooLargeError": ".errors",
+    "FittedSession": ".history.session",
     "FlatItem": ".history",
     "GeminiTranscriber": ".standins",
     "HistoryError": ".history.validation",
@@ -192,7 +201,9 @@ _EXPORTS: dict[str, str] = {
     "MediaBlock": ".media",
     "MediaBlocksError": ".errors",
     "MediaInfo": ".probing",
+    "MediaStore": ".sources.media_store",
     "MediaTypeError": ".errors",
+    "MemoryMediaStore": ".sources.media_store",
     "MemoryStandInCache": ".standins",
     "MemoryUploadCache": ".uploading.cache",
     "Message": ".messages",
@@ -204,6 +215,8 @@ _EXPORTS: dict[str, str] = {
     "ProviderLimits": ".limits",
     "RawBlock": ".blocks",
     "Request": ".request",
+    "S3MediaStore": ".uploading.s3_store",
+    "SessionReport": ".history.session",
     "Settings": ".settings",
     "SourceError": ".errors",
     "StandInCache": ".standins",
@@ -225,7 +238,9 @@ _EXPORTS: dict[str, str] = {
     "UnsupportedBlockError": ".errors",
     "UnsupportedSettingError": ".errors",
     "UploadCache": ".uploading.cache",
+    "UploadEntry": ".uploading.cache",
     "UploadError": ".errors",
+    "Uploader": ".uploading",
     "Usage": ".messages",
     "UserMessage": ".messages",
     "VideoBlock": ".media",
@@ -240,6 +255,7 @@ _EXPORTS: dict[str, str] = {
     "decode": ".integrations.auto",
     "decode_request": ".request",
     "decode_response": ".providers",
+    "delete_uploads": ".uploading",
     "detect_mime": ".mime",
     "dump_messages": ".messages",
     "encode": ".providers",
@@ -252,6 +268,7 @@ _EXPORTS: dict[str, str] = {
     "estimate_tokens": ".tokens",
     "fetch": ".fetching",
     "filter_messages": ".history",
+    "fit_session": ".history.session",
     "from_langchain": ".integrations.langchain",
     "from_mcp": ".integrations.mcp",
     "from_pydantic_ai": ".integrations.pydantic_ai",
@@ -259,6 +276,7 @@ _EXPORTS: dict[str, str] = {
     "harness_resume": ".history.harness",
     "image_tokens": ".tokens",
     "limits_for": ".providers.registry",
+    "list_uploads": ".uploading",
     "load_history": ".history.storage",
     "load_messages": ".messages",
     "media_block": ".media",
@@ -295,6 +313,8 @@ _EXPORTS: dict[str, str] = {
     "upload": ".uploading",
     "use_policy": ".fetching.policy",
     "validate": ".history.validation",
+    "view_media": ".history.references",
+    "view_media_tool": ".history.references",
     "write_batch": ".batch",
 }
 
@@ -318,6 +338,7 @@ __all__ = [
     "DataURI",
     "DecodeError",
     "Description",
+    "DirectoryMediaStore",
     "DirectoryStandInCache",
     "DirectoryUploadCache",
     "DoesNotFitError",
@@ -325,6 +346,8 @@ __all__ = [
     "Dropped",
     "EncodeOptions",
     "EncodeReport",
+    "Evicted",
+    "ExpiredUploadError",
     "FetchError",
     "FetchPolicy",
     "FetchResult",
@@ -332,6 +355,7 @@ __all__ = [
     "FetchTimeoutError",
     "FileBlock",
     "FileTooLargeError",
+    "FittedSession",
     "FlatItem",
     "GeminiTranscriber",
     "HistoryError",
@@ -344,7 +368,9 @@ __all__ = [
     "MediaBlock",
     "MediaBlocksError",
     "MediaInfo",
+    "MediaStore",
     "MediaTypeError",
+    "MemoryMediaStore",
     "MemoryStandInCache",
     "MemoryUploadCache",
     "Message",
@@ -356,6 +382,8 @@ __all__ = [
     "ProviderLimits",
     "RawBlock",
     "Request",
+    "S3MediaStore",
+    "SessionReport",
     "Settings",
     "SourceError",
     "StandInCache",
@@ -377,7 +405,9 @@ __all__ = [
     "UnsupportedBlockError",
     "UnsupportedSettingError",
     "UploadCache",
+    "UploadEntry",
     "UploadError",
+    "Uploader",
     "Usage",
     "UserMessage",
     "VideoBlock",
@@ -393,6 +423,7 @@ __all__ = [
     "decode",
     "decode_request",
     "decode_response",
+    "delete_uploads",
     "detect_mime",
     "dump_messages",
     "encode",
@@ -405,6 +436,7 @@ __all__ = [
     "estimate_tokens",
     "fetch",
     "filter_messages",
+    "fit_session",
     "from_langchain",
     "from_mcp",
     "from_pydantic_ai",
@@ -412,6 +444,7 @@ __all__ = [
     "harness_resume",
     "image_tokens",
     "limits_for",
+    "list_uploads",
     "load_history",
     "load_messages",
     "media_block",
@@ -448,6 +481,8 @@ __all__ = [
     "upload",
     "use_policy",
     "validate",
+    "view_media",
+    "view_media_tool",
     "write_batch",
 ]
 

@@ -31,6 +31,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     │   ├── BlockedURLError (PermissionError)    refused by the fetch policy (private address...)
     │   └── FetchTimeoutError (TimeoutError)     the whole fetch took longer than the policy allows
     ├── UploadError (OSError)                a provider's Files API (or S3) refused an upload
+    │   └── ExpiredUploadError               a file id past its expiry, and no bytes to send
     └── StandInError (RuntimeError)          a transcriber or describer failed, or answered
                                              with something that is not text
 
@@ -49,6 +50,7 @@ __all__ = [
     "DecodeError",
     "DoesNotFitError",
     "DownloadTooLargeError",
+    "ExpiredUploadError",
     "FetchError",
     "FetchTimeoutError",
     "FileTooLargeError",
@@ -216,3 +218,13 @@ class StandInError(MediaBlocksError, RuntimeError):
     """A transcriber or describer that `prepare` called failed, or answered with something that
     is not text (nor a `Transcript` / `Description`). The message names the block and the
     callable; the callable's own exception, if any, is the ``__cause__``."""
+
+
+class ExpiredUploadError(UploadError):
+    """Uploaded media whose file at the provider has expired (or will before a request could
+    use it), with no way back to its bytes: found before anything is sent, naming the block and
+    when the file expired. ``expired_at`` is that Unix time."""
+
+    def __init__(self, message: str, *, expired_at: float | None = None) -> None:
+        super().__init__(message)
+        self.expired_at = expired_at

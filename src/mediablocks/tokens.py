@@ -82,7 +82,7 @@ def image_tokens(
 def _require_local(block: MediaBlock) -> None:
     """Refuse a block whose bytes are elsewhere: estimates never use the network."""
     source = block.source
-    if isinstance(source, FileIdSource) or (isinstance(source, URLSource) and not source.loaded):
+    if isinstance(source, (FileIdSource, URLSource)) and not source.loaded:
         where = "stored at a provider" if isinstance(source, FileIdSource) else "not fetched yet"
         raise SourceError(
             f"{block.describe()}: cannot estimate tokens: its bytes are {where}, and "

@@ -113,7 +113,10 @@ def test_a_corrupt_entry_is_never_handed_out(tmp_path: Path) -> None:
     raw = sqlite3.connect(tmp_path / "uploads.sqlite")
     with raw:
         raw.execute("UPDATE uploads SET reference = ? WHERE key = 'k'", ("x" * 100_000,))
-        raw.execute("INSERT INTO uploads VALUES ('ctl', ?, NULL)", ("file\x00\x1b[2J",))
+        raw.execute(
+            "INSERT INTO uploads (key, reference, expires_at) VALUES ('ctl', ?, NULL)",
+            ("file\x00\x1b[2J",),
+        )
     raw.close()
     for key in ("k", "ctl"):
         with pytest.raises(mb.SourceError, match="is corrupt"):
@@ -158,3 +161,47 @@ def test_one_directory_cache_shared_by_threads(tmp_path: Path) -> None:
     assert len(mb.DirectoryUploadCache(tmp_path)) == 320
     with pytest.raises(mb.InvalidOptionError, match="timeout"):
         mb.DirectoryUploadCache(tmp_path, timeout=float("nan"))
+
+
+_DIGEST = "ab" * 32
+
+
+@pytest.mark.parametrize("kind", ["memory", "directory"])
+def test_entries_list_what_was_stored_and_when(kind: str, tmp_path: Path) -> None:
+    cache = mb.MemoryUploadCache() if kind == "memory" else mb.DirectoryUploadCache(tmp_path)
+    before = time.time()
+    cache.put(f"openai|https://api.example/v1|k1|{_DIGEST}", "file-1")
+    cache.put(f"s3|http://127.0.0.1:9|media|in/|{_DIGEST}", "s3://media/in/x.png", before - 5)
+    cache.put("not an upload key", "file-9")  # someone else's entry: never listed
+    entries = cache.entries()
+    assert [(e.store, e.account, e.sha256, e.reference) for e in entries] == [
+        ("openai", "https://api.example/v1|k1", _DIGEST, "file-1"),
+        ("s3", "http://127.0.0.1:9|media|in/", _DIGEST, "s3://media/in/x.png"),
+    ]
+    assert all(
+        e.uploaded_at is not None and before <= e.uploaded_at <= time.time() for e in entries
+    )
+    assert [e.expired() for e in entries] == [False, True]
+
+
+def test_a_version_1_cache_gains_upload_times_and_keeps_its_entries(tmp_path: Path) -> None:
+    v1 = (
+        "CREATE TABLE uploads (key TEXT PRIMARY KEY NOT NULL, reference TEXT NOT NULL, "
+        "expires_at REAL) STRICT"
+    )
+    folder = _db(
+        tmp_path,
+        v1,
+        f"INSERT INTO uploads VALUES ('anthropic|u|h|{_DIGEST}', 'file_1', NULL)",
+        f"PRAGMA user_version = {0x6D62_0001}",
+    )
+    cache = mb.DirectoryUploadCache(folder)
+    (entry,) = cache.entries()
+    assert (entry.reference, entry.uploaded_at) == ("file_1", None)  # its age is not known
+    cache.put(f"anthropic|u|h|{'cd' * 32}", "file_2")
+    assert [e.uploaded_at is None for e in mb.DirectoryUploadCache(folder).entries()] == [
+        True,
+        False,
+    ]
+    (version,) = sqlite3.connect(folder / "uploads.sqlite").execute("PRAGMA user_version")
+    assert version == (0x6D62_0002,)

@@ -31,7 +31,14 @@ from pydantic import BaseModel
 
 from ..errors import DecodeError, InvalidOptionError, UnsupportedSettingError
 from ..messages import Message
-from ..providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
+from ..providers import (
+    EncodeOptions,
+    MediaSink,
+    canonical_provider,
+    merge_fields,
+    translator,
+    with_uploads_resolved,
+)
 from ..providers import _as_messages as as_messages
 from ..providers._fields import add_request_fields
 from ..providers._json import write_json
@@ -131,7 +138,7 @@ def batch_line(
     if name == "bedrock" and bedrock_format == "anthropic":
         name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
     encoder, _ = translator(name)
-    encoded = encoder(messages, chosen)
+    encoded = encoder(with_uploads_resolved(list(messages), name, chosen), chosen)
     where = f"batch request {index} ({custom_id!r})"
     verbatim = {**(fields or {}), **own}
     clashes = sorted(set(verbatim) & set(encoded))

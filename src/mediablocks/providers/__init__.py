@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -62,6 +62,10 @@ from ._typed import (
     OpenAIResponsesFields,
 )
 from .registry import REGISTRY, provider_entry, request_module
+
+if TYPE_CHECKING:
+    from ..sources.media_store import MediaStore
+    from ..uploading import Uploader
 
 __all__ = [
     "ALIASES",
@@ -210,6 +214,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.OpenAIChatFields: ...
 
 
@@ -228,6 +234,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.OpenAIResponsesFields: ...
 
 
@@ -246,6 +254,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.AnthropicFields: ...
 
 
@@ -264,6 +274,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.GeminiFields: ...
 
 
@@ -282,6 +294,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.BedrockFields: ...
 
 
@@ -300,6 +314,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.MistralFields: ...
 
 
@@ -318,6 +334,8 @@ def encode(  # type: ignore[overload-overlap]
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> _typed.OllamaFields: ...
 
 
@@ -336,6 +354,8 @@ def encode(
     settings: Settings | None = ...,
     unsupported: Literal["error", "drop"] = ...,
     compaction: Literal["skip", "user"] = ...,
+    media_store: MediaStore | None = ...,
+    uploader: Uploader | None = ...,
 ) -> dict[str, Any]: ...
 
 
@@ -353,6 +373,8 @@ def encode(
     settings: Settings | None = None,
     unsupported: Literal["error", "drop"] = "error",
     compaction: Literal["skip", "user"] = "skip",
+    media_store: MediaStore | None = None,
+    uploader: Uploader | None = None,
 ) -> Mapping[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
@@ -365,6 +387,10 @@ def encode(
     `EncodeOptions`. Session messages are skipped; a block the provider cannot carry raises
     `UnsupportedBlockError` naming it and its position, and a setting it cannot honour
     `UnsupportedSettingError` (unless ``unsupported="drop"``).
+
+    Media uploaded with `mb.upload` goes out by its copy's id where ``provider``'s file store
+    has one, inline elsewhere (its bytes from memory, ``media_store``, or its origin); with an
+    ``uploader`` (`mb.Uploader`), what the store lacks is uploaded first instead.
     """
     options = EncodeOptions(
         target=target,
@@ -377,6 +403,8 @@ def encode(
         settings=settings,
         unsupported=unsupported,
         compaction=compaction,
+        media_store=media_store,
+        uploader=uploader,
     )
     return _encode_with(messages, provider, options)
 
@@ -408,6 +436,7 @@ def _encode_in_budget(
     scope = use_policy(options.policy) if options.policy is not None else nullcontext()
     with scope:
         listed = _as_messages(messages)
+        listed = with_uploads_resolved(listed, canonical_provider(provider), options)
         if options.compaction == "user":
             listed = compaction_as_user(listed)
         listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
@@ -417,6 +446,22 @@ def _encode_in_budget(
         fields = request_module(provider).encode_fields(options)
         encoded = merge_fields(encoded, fields, canonical_provider(provider))
     return encoded
+
+
+def with_uploads_resolved(
+    messages: list[Message], provider: str, options: EncodeOptions
+) -> list[Message]:
+    """Media uploaded with `mb.upload` as ``provider`` takes it: its copy's file id where its
+    file store has one, else inline bytes (`mediablocks.providers._uploaded`)."""
+    from ._uploaded import for_provider
+
+    return for_provider(
+        messages,
+        provider,
+        policy=options.policy,
+        media_store=options.media_store,
+        uploader=options.uploader,
+    )
 
 
 def merge_fields(encoded: dict[str, Any], fields: dict[str, Any], provider: str) -> dict[str, Any]:

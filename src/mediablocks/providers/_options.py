@@ -118,6 +118,11 @@ class EncodeOptions:
     compaction: Literal["skip", "user"] = "skip"
     """`CompactionSummaryMessage` entries: ``skip`` them (default), or send each summary as a
     user message in its place, so the model sees the compacted context."""
+    media_store: Any = field(default=None, compare=False, repr=False)
+    """A `MediaStore` holding the bytes of uploaded media, for a provider whose file store has
+    no copy of them (they are then sent inline); see docs/uploads.md."""
+    uploader: Any = field(default=None, compare=False, repr=False)
+    """An `Uploader`: media the provider's file store has no copy of are uploaded first."""
     media_sink: MediaSink | None = field(default=None, compare=False, repr=False)
     """Set by `encode_json` only."""
     endpoint: str | None = field(default=None, compare=False)
@@ -154,6 +159,10 @@ class EncodeOptions:
             raise InvalidOptionError(
                 f"policy must be a FetchPolicy or None, not a {type(self.policy).__name__}"
             )
+        if self.media_store is not None and not callable(getattr(self.media_store, "get", None)):
+            raise InvalidOptionError(f"media_store must be a MediaStore, got {self.media_store!r}")
+        if self.uploader is not None and not callable(self.uploader):
+            raise InvalidOptionError(f"uploader must be an mb.Uploader, got {self.uploader!r}")
 
     def replace(self, **changes: Any) -> EncodeOptions:
         """A copy with some options changed."""

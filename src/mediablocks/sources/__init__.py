@@ -13,10 +13,22 @@ are read only where the caller allowed, never because the input named them.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import os
+import time
 from typing import Annotated, Any, BinaryIO, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_serializer,
+)
 
 from .._checks import check_size
 from ..datauri import b64decode, b64encode, data_uri_prefix
@@ -28,9 +40,16 @@ from ._files import open_regular, read_capped, read_window
 from ._flight import FreshLock, Loader
 from ._trust import Allowance, current_allowance
 
+MAX_REFERENCE = 2048
+"""The longest file reference or account a `FileCopy` holds (ids and URIs are far shorter)."""
+MAX_COPIES = 16
+"""The most copies one uploaded block records (one per store and account is the usual)."""
+
 __all__ = [
+    "STORE_PROVIDER",
     "Base64Source",
     "BytesSource",
+    "FileCopy",
     "FileIdSource",
     "PathSource",
     "Source",
@@ -399,36 +418,164 @@ class URLSource(_BaseSource):
         return result.data
 
 
-class FileIdSource(_BaseSource):
-    """A file already uploaded to a provider (OpenAI file id, Anthropic file id, Gemini file URI).
+class FileCopy(BaseModel):
+    """One copy of uploaded media in a provider's file store, as `mb.upload` made or found it.
 
-    The bytes live at the provider: translators pass the id along, and `read` raises `SourceError`.
+    ``store`` is the file store (``openai``, ``anthropic``, ``gemini``, ``s3``), ``reference``
+    what a request names it by (file id, file URI, ``s3://`` URI), ``account`` the endpoint and
+    key hash (or bucket) it belongs to, never a secret; times are Unix seconds.
+    """
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    store: Literal["openai", "anthropic", "gemini", "s3"]
+    reference: Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE)]
+    account: Annotated[str, Field(max_length=MAX_REFERENCE)] | None = None
+    uploaded_at: float | None = None
+    expires_at: float | None = None
+
+    @field_validator("reference", "account")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        if value is not None and not value.isprintable():
+            raise ValueError("must be printable text (no control characters)")
+        return value
+
+    @field_validator("uploaded_at", "expires_at")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("must be a finite Unix time")
+        return value
+
+    def expired(self, now: float | None = None, margin: float = 0.0) -> bool:
+        """True when the provider deletes (or deleted) this copy within ``margin`` seconds."""
+        if self.expires_at is None:
+            return False
+        return self.expires_at <= (time.time() if now is None else now) + margin
+
+
+STORE_PROVIDER: dict[str, str] = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "s3": "bedrock",
+}
+"""File store -> the ``FileIdSource.provider`` value its references carry."""
+
+
+class FileIdSource(_BaseSource):
+    """A file uploaded to a provider (OpenAI or Anthropic file id, Gemini file URI, ``s3://``).
+
+    A file id decoded from a provider's payload carries only ``file_id`` and ``provider``: the
+    bytes live at the provider, translators pass the id along, and `read` raises `SourceError`.
+
+    Media uploaded by `mb.upload` is *portable*: it also keeps the SHA-256 and size of its bytes,
+    every copy it has in a file store (``copies``: ids at several providers), and ``origin``, the
+    local file it was read from. `mb.encode` for a provider with a copy sends that copy's id; for
+    any other provider it inlines the bytes, found in memory (the process that uploaded them
+    keeps them), in a `MediaStore` passed as ``media_store=``, or at ``origin`` (read only under
+    a `FetchPolicy` with ``allowed_roots``), and always checked against ``sha256``. ``file_id``
+    and ``provider`` name the copy the last upload made or found.
     """
 
     kind: Literal["file_id"] = "file_id"
     file_id: str
     provider: str | None = None
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+    size: Annotated[int, Field(ge=0)] | None = None
+    copies: Annotated[tuple[FileCopy, ...], Field(max_length=MAX_COPIES)] = ()
+    origin: PathSource | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_upload_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A file id decoded from a provider dumps as it always did: the upload fields only
+        appear when set."""
+        out = handler(self)
+        if isinstance(out, dict):
+            for name, empty in (("sha256", None), ("size", None), ("copies", ()), ("origin", None)):
+                if name in out and getattr(self, name) == empty:
+                    del out[name]
+        return out
+
+    @property
+    def portable(self) -> bool:
+        """True when the bytes are known by hash, so another provider can be sent them."""
+        return self.sha256 is not None
 
     def describe(self) -> str:
         where = f" at {self.provider}" if self.provider else ""
+        if self.sha256 is not None:
+            return f"uploaded sha256:{self.sha256[:16]}… (file id {self.file_id!r}{where})"
         return f"file id {self.file_id!r}{where}"
 
+    def copy_at(
+        self, store: str, *, now: float | None = None, margin: float = 0.0
+    ) -> FileCopy | None:
+        """The copy to use in ``store``: the one `file_id` names when it is there, else the
+        newest; None when there is none, or only expired ones (within ``margin`` seconds)."""
+        usable = [c for c in self.copies if c.store == store and not c.expired(now, margin)]
+        if not usable:
+            return None
+        for copy in usable:
+            if copy.reference == self.file_id:
+                return copy
+        return max(usable, key=lambda c: c.uploaded_at or 0.0)
+
+    def expired_at(self, store: str) -> float | None:
+        """When the last copy in ``store`` expired (or expires), if every copy there has an end."""
+        ends = [c.expires_at for c in self.copies if c.store == store]
+        if not ends or any(end is None for end in ends):
+            return None
+        return max(end for end in ends if end is not None)
+
+    def keep_bytes(self, data: bytes) -> None:
+        """Hold the bytes in memory (not in JSON), so `read` and other providers need no I/O.
+
+        The caller guarantees they are the bytes ``sha256`` names.
+        """
+        self._store(data)
+
     def peek_header(self) -> bytes | memoryview | None:
+        if self._data is not None:
+            return memoryview(self._data)[:HEADER_WINDOW]
         return None
 
     def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
+        if self._data is not None:
+            return memoryview(self._data)[:HEADER_WINDOW]
         return b""
 
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        raise SourceError(
-            f"{self.describe()}: the bytes are stored at the provider and cannot be read here"
-        )
-
-    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        return self.read(policy)
-
     def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
-        return self.read(policy)  # raises: the bytes are at the provider
+        check_size("read_header", "n", n)
+        return self.read(policy)[:n]
+
+    def _load(self, policy: FetchPolicy | None) -> bytes:
+        """The bytes from ``origin``, checked against ``sha256``; else `SourceError`."""
+        if self.sha256 is None:
+            raise SourceError(
+                f"{self.describe()}: the bytes are stored at the provider and cannot be read here"
+            )
+        origin = self.origin
+        if origin is None:
+            raise SourceError(
+                f"{self.describe()}: its bytes are not in memory and it has no origin to read "
+                "them from; pass media_store= (a MediaStore holding them) or upload it to this "
+                "provider with mb.upload"
+            )
+        if current_policy(policy).allowed_roots is None:
+            raise PathNotAllowedError(
+                f"{self.describe()}: its origin is the local {origin.describe()}, read only "
+                "under a FetchPolicy with allowed_roots (a stored history names no path you "
+                "did not allow); pass policy=FetchPolicy(allowed_roots=[...]) or media_store="
+            )
+        data = origin._load(policy)
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise SourceError(
+                f"{self.describe()}: its origin {origin.describe()} no longer holds the bytes "
+                "that were uploaded (the SHA-256 differs)"
+            )
+        return data
 
 
 Source = Annotated[

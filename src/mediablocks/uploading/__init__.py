@@ -6,186 +6,41 @@ messages whose blocks hold a `FileIdSource` (OpenAI and Anthropic file ids, Gemi
 ``s3://`` URIs for Bedrock). `mb.encode` then sends the reference, so a request carries a few
 bytes per file instead of megabytes of base64.
 
+Uploaded media stays portable: each block keeps the SHA-256 and size of its bytes, every copy
+it has in a file store (ids at several providers), the path it was read from, and, in this
+process, the bytes themselves. `mb.encode` for a provider whose store has no copy sends the
+bytes inline (`portable`); `upload` to a second provider reuses the hash (no read when the
+cache knows it) and adds a copy.
+
 Identical bytes are uploaded once: blocks are keyed by file store, account and SHA-256, looked
 up in an `UploadCache`, and deduplicated within the call. Blocks already referenced (URLs, file
-ids), blocks under ``min_bytes``, and kinds the provider cannot refer to by id (audio for
-OpenAI, say) are left as they are.
+ids from a provider's payload), blocks under ``min_bytes``, and kinds the provider cannot refer
+to by id (audio for OpenAI, say) are left as they are. `list_uploads` and `delete_uploads`
+(in `lifecycle`) list and delete what a cache uploaded.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
-import mimetypes
-import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
 from types import ModuleType
 from typing import Any
 
-from ..blocks import ToolResultBlock
-from ..errors import InvalidOptionError, MediaBlocksError, UploadError
+from ..errors import InvalidOptionError, MediaBlocksError
 from ..fetching.policy import FetchPolicy, fetch_budget
-from ..media import MediaBlock
 from ..messages import Message
-from ..sources import BytesSource, FileIdSource, PathSource
+from ..sources.media_store import MediaStore
+from ._plan import Pending, Plan, check_expiry
 from ._single_flight import join, land
-from .cache import MemoryUploadCache, UploadCache
-from .stores import Target, Uploaded, UploadItem, uploader_for
+from .cache import UploadCache
+from .lifecycle import delete_uploads, list_uploads
+from .stores import Target
 
-__all__ = ["aupload", "upload"]
-
-
-@dataclass
-class _Pending:
-    """One distinct content to upload and every block that holds it."""
-
-    key: str
-    item: UploadItem
-    block: MediaBlock
-    where: str
-    reference: str | None = None
+__all__ = ["Uploader", "aupload", "delete_uploads", "list_uploads", "upload"]
 
 
-def _check_options(
-    min_bytes: object, wait: object, bucket: object, prefix: object, account: object, verify: object
-) -> None:
-    """Refuse option values that would misbehave later (``wait=nan`` polling forever...)."""
-    if isinstance(min_bytes, bool) or not isinstance(min_bytes, int) or min_bytes < 0:
-        raise InvalidOptionError(f"mb.upload: min_bytes must be an integer >= 0, got {min_bytes!r}")
-    if (
-        isinstance(wait, bool)
-        or not isinstance(wait, (int, float))
-        or not math.isfinite(wait)
-        or wait < 0
-    ):
-        raise InvalidOptionError(f"mb.upload: wait must be a finite number >= 0, got {wait!r}")
-    for name, value in (("bucket", bucket), ("account", account)):
-        if value is not None and (not isinstance(value, str) or not value):
-            raise InvalidOptionError(f"mb.upload: {name} must be a non-empty string, got {value!r}")
-    if not isinstance(prefix, str):
-        raise InvalidOptionError(f"mb.upload: prefix must be a string, got {prefix!r}")
-    if not isinstance(verify, bool):
-        raise InvalidOptionError(f"mb.upload: verify must be True or False, got {verify!r}")
-
-
-class _Plan:
-    """What one `upload` call does: the blocks to replace and the distinct uploads they need."""
-
-    def __init__(
-        self,
-        messages: Sequence[Message],
-        provider: str,
-        client: Any,
-        *,
-        min_bytes: int,
-        cache: UploadCache | None,
-        account: str | None,
-        target: Target,
-        policy: FetchPolicy | None,
-        verify: bool,
-    ) -> None:
-        _check_options(min_bytes, target.wait, target.bucket, target.prefix, account, verify)
-        if cache is not None and not (
-            callable(getattr(cache, "get", None)) and callable(getattr(cache, "put", None))
-        ):
-            raise InvalidOptionError(
-                f"mb.upload: cache must have get() and put() (an UploadCache), got {cache!r}"
-            )
-        self.provider, self.module = uploader_for(provider)
-        self.client = client
-        self.target = target
-        self.cache: UploadCache = cache if cache is not None else MemoryUploadCache()
-        self.messages = list(messages)
-        store: str = self.module.STORE
-        self.prefix = f"{store}|{account or self.module.account(client, target)}|"
-        self.pending: dict[str, _Pending] = {}
-        self.keys: dict[int, str] = {}  # id(block) -> content key
-        for where, block in _media_blocks(self.messages):
-            self._consider(block, where, min_bytes, policy)
-        self.to_verify = [p for p in self.pending.values() if p.reference] if verify else []
-
-    def _consider(
-        self, block: MediaBlock, where: str, min_bytes: int, policy: FetchPolicy | None
-    ) -> None:
-        if not isinstance(block.source, (BytesSource, PathSource)) or id(block) in self.keys:
-            return
-        kind: str = getattr(block, "type", "file")
-        if not self.module.accepts(self.provider, kind, block.mime_type):
-            return
-        data = block.read(policy)
-        if len(data) < min_bytes:
-            return
-        digest = hashlib.sha256(data).hexdigest()
-        key = self.prefix + digest
-        self.keys[id(block)] = key
-        if key not in self.pending:
-            filename = block.filename or f"{kind}-{digest[:12]}{_extension(block.mime_type)}"
-            item = UploadItem(data, block.mime_type, filename, digest)
-            if block.filename:
-                where += f" ({block.filename!r})"
-            pending = _Pending(key, item, block, where, self.cache.get(key))
-            self.pending[key] = pending
-
-    def checked(self, pending: _Pending, still_there: bool) -> None:
-        """After a look-up of a cached reference: forget it when the provider no longer has it."""
-        if not still_there:
-            discard = getattr(self.cache, "discard", None)
-            if callable(discard):
-                discard(pending.key)
-            pending.reference = None
-
-    def to_send(self) -> list[_Pending]:
-        return [p for p in self.pending.values() if p.reference is None]
-
-    def record(self, pending: _Pending, uploaded: Uploaded) -> None:
-        """Keep a finished upload's reference (and cache it); an SDK answer with no usable
-        reference (``None``, empty, not text) is an `UploadError`, never cached or sent."""
-        reference: object = uploaded.reference
-        if not isinstance(reference, str) or not reference.strip():
-            raise UploadError(
-                f"{pending.where} {pending.block.describe()}: the {self.module.STORE} file store "
-                f"for {self.provider} answered the upload without a file reference "
-                f"({type(reference).__name__} {reference!r}); nothing was cached or sent"
-            )
-        pending.reference = reference
-        try:
-            self.cache.put(pending.key, uploaded.reference, uploaded.expires_at)
-        except MediaBlocksError as exc:  # the upload happened: its reference is still used
-            warnings.warn(
-                f"mb.upload: {pending.where}: uploaded as {uploaded.reference!r} but the cache "
-                f"could not store it ({exc}); it will be uploaded again next time",
-                stacklevel=4,
-            )
-
-    def failure(self, pending: _Pending, exc: BaseException, what: str = "upload") -> UploadError:
-        return UploadError(
-            f"{pending.where} {pending.block.describe()}: {what} at the {self.module.STORE} "
-            f"file store for {self.provider} failed: {type(exc).__name__}: {exc}"
-        )
-
-    def followed(self, pending: _Pending, exc: BaseException) -> UploadError:
-        return UploadError(
-            f"{pending.where} {pending.block.describe()}: the upload of the same bytes by "
-            f"another call failed: {exc}"
-        )
-
-    def result(self) -> list[Message]:
-        store = "bedrock" if self.module.STORE == "s3" else self.module.STORE
-
-        def swap(block: MediaBlock) -> MediaBlock:
-            key = self.keys.get(id(block))
-            if key is None:
-                return block
-            reference = self.pending[key].reference
-            assert reference is not None
-            source = FileIdSource(file_id=reference, provider=store)
-            return block.model_copy(update={"source": source, "declared_mime": block.mime_type})
-
-        return _map_media(self.messages, swap)
-
-
-def _send_one(plan: _Plan, pending: _Pending) -> None:
+def _send_one(plan: Plan, pending: Pending) -> None:
     """Upload one content, or wait for the call already uploading the same bytes."""
     flight, leads = join(pending.key)
     if not leads:
@@ -199,7 +54,7 @@ def _send_one(plan: _Plan, pending: _Pending) -> None:
         pending.reference = plan.cache.get(pending.key)  # another call may have just finished
         if pending.reference is None:
             try:
-                uploaded = plan.module.send(plan.client, pending.item, plan.target)
+                uploaded = plan.module.send(plan.client, plan.item(pending), plan.target)
             except MediaBlocksError:
                 raise
             except Exception as exc:  # the SDK's own errors, whatever their class
@@ -225,6 +80,8 @@ def upload(
     wait: float = 300.0,
     policy: FetchPolicy | None = None,
     verify: bool = True,
+    expires_in: float | timedelta | None = None,
+    media_store: MediaStore | None = None,
 ) -> list[Message]:
     """New messages whose media live in ``provider``'s file store, referred to by id or URI.
 
@@ -233,25 +90,39 @@ def upload(
     client for ``bedrock`` with ``bucket`` (and ``prefix``) naming where objects go.
 
     ``min_bytes``: upload only blocks of at least this many bytes (0, the default: all).
-    ``cache``: where references are remembered across calls (default: this call only).
+    ``cache``: where references are remembered across calls (default: an in-memory cache kept
+    with the ``client`` object, so the same client uploads the same bytes once while it lives).
     ``account``: the cache's account key (default: derived from the client's endpoint and key).
     ``wait``: seconds to wait for a Gemini file still processing.
-    ``verify``: look each reference found in the cache up at the provider (one metadata request)
-    and upload again when the provider no longer has the file (False: trust the cache).
+    ``verify``: look each reference found in the cache (or in a block's own copies) up at the
+    provider (one metadata request) and upload again when the provider no longer has the file
+    (False: trust them).
+    ``expires_in``: seconds (or a `timedelta`) after which the provider deletes the file, where
+    it offers that (OpenAI's ``expires_after``: one hour to 30 days); elsewhere it raises
+    `InvalidOptionError` saying what the provider does instead.
+    ``media_store``: a `MediaStore` where the bytes of every uploaded block are kept, so the
+    history (saved without bytes) can still be sent inline to another provider, and where the
+    bytes of media uploaded earlier are looked for when this provider needs them.
+    Media uploaded before (to any provider) keeps its copies and gains one here; its bytes are
+    read only if this store has no copy and the cache does not know the hash.
     Identical bytes are uploaded once even across concurrent calls (threads or tasks).
     An SDK error raises `UploadError` naming the block; a bad option `InvalidOptionError`.
     """
     with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
-        plan = _Plan(
+        plan = _plan(
             messages,
             provider,
             client,
             min_bytes=min_bytes,
             cache=cache,
             account=account,
-            target=Target(bucket, prefix, wait),
+            bucket=bucket,
+            prefix=prefix,
+            wait=wait,
             policy=policy,
             verify=verify,
+            expires_in=expires_in,
+            media_store=media_store,
         )
         for pending in plan.to_verify:
             assert pending.reference is not None
@@ -281,6 +152,8 @@ async def aupload(
     policy: FetchPolicy | None = None,
     concurrency: int = 4,
     verify: bool = True,
+    expires_in: float | timedelta | None = None,
+    media_store: MediaStore | None = None,
 ) -> list[Message]:
     """`upload` for asyncio: ``client`` is the SDK's async client (``AsyncOpenAI``,
     ``AsyncAnthropic``, a ``google.genai.Client`` whose ``.aio`` is used, or a boto3 S3 client
@@ -290,21 +163,25 @@ async def aupload(
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency!r}")
     with fetch_budget():
-        plan = _Plan(
+        plan = _plan(
             messages,
             provider,
             client,
             min_bytes=min_bytes,
             cache=cache,
             account=account,
-            target=Target(bucket, prefix, wait),
+            bucket=bucket,
+            prefix=prefix,
+            wait=wait,
             policy=policy,
             verify=verify,
+            expires_in=expires_in,
+            media_store=media_store,
         )
         module: ModuleType = plan.module
         gate = asyncio.Semaphore(concurrency)
 
-        async def check(pending: _Pending) -> None:
+        async def check(pending: Pending) -> None:
             assert pending.reference is not None
             async with gate:
                 try:
@@ -315,7 +192,7 @@ async def aupload(
                     raise plan.failure(pending, exc, "the look-up of a cached file") from exc
             plan.checked(pending, bool(still_there))
 
-        async def one(pending: _Pending) -> None:
+        async def one(pending: Pending) -> None:
             flight, leads = join(pending.key)
             if not leads:
                 try:
@@ -329,7 +206,7 @@ async def aupload(
                 if pending.reference is None:
                     async with gate:
                         try:
-                            uploaded = await module.asend(client, pending.item, plan.target)
+                            uploaded = await module.asend(client, plan.item(pending), plan.target)
                         except MediaBlocksError:
                             raise
                         except Exception as exc:
@@ -346,44 +223,55 @@ async def aupload(
         return plan.result()
 
 
-def _extension(mime: str) -> str:
-    return mimetypes.guess_extension(mime) or ""
+def _plan(
+    messages: Sequence[Message],
+    provider: str,
+    client: Any,
+    *,
+    expires_in: float | timedelta | None,
+    bucket: str | None,
+    prefix: str,
+    wait: float,
+    **options: Any,
+) -> Plan:
+    from .stores import uploader_for
+
+    name, module = uploader_for(provider)
+    seconds = check_expiry(expires_in, name, module)
+    return Plan(messages, provider, client, target=Target(bucket, prefix, wait, seconds), **options)
 
 
-def _media_blocks(messages: list[Message]) -> list[tuple[str, MediaBlock]]:
-    """Every media block with where it sits (``message 2 block 0 item 1`` inside a tool result)."""
-    found: list[tuple[str, MediaBlock]] = []
-    for m, message in enumerate(messages):
-        for b, block in enumerate(message.content):
-            if isinstance(block, MediaBlock):
-                found.append((f"message {m} block {b}", block))
-            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
-                found.extend(
-                    (f"message {m} block {b} item {i}", item)
-                    for i, item in enumerate(block.content)
-                    if isinstance(item, MediaBlock)
-                )
-    return found
+@dataclass
+class Uploader:
+    """A client and `upload` options, for `mb.encode(..., uploader=...)`: media the provider's
+    file store has no copy of are uploaded before the request is encoded, instead of inlined.
+
+    ``options`` are `upload`'s keyword arguments (``bucket=``, ``expires_in=``...). Without a
+    ``cache``, the client's own in-memory cache is used (as `upload` does), so encoding the next
+    turn uploads only what is new.
+    """
+
+    client: Any
+    cache: UploadCache | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.options) - _UPLOAD_OPTIONS
+        if unknown:
+            raise InvalidOptionError(f"Uploader: unknown upload option(s) {sorted(unknown)}")
+
+    def __call__(self, messages: list[Message], provider: str) -> list[Message]:
+        return upload(messages, provider, self.client, cache=self.cache, **self.options)
 
 
-def _map_media(
-    messages: list[Message], change: Callable[[MediaBlock], MediaBlock]
-) -> list[Message]:
-    """``messages`` with every media block (tool results included) passed through ``change``;
-    messages with nothing changed are the same objects."""
-    out: list[Message] = []
-    for message in messages:
-        content: list[Any] = []
-        touched = False
-        for block in message.content:
-            new: Any = block
-            if isinstance(block, MediaBlock):
-                new = change(block)
-            elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
-                items = [change(i) if isinstance(i, MediaBlock) else i for i in block.content]
-                if any(a is not b for a, b in zip(items, block.content, strict=True)):
-                    new = block.model_copy(update={"content": items})
-            touched = touched or new is not block
-            content.append(new)
-        out.append(message.model_copy(update={"content": content}) if touched else message)
-    return out
+_UPLOAD_OPTIONS = {
+    "min_bytes",
+    "account",
+    "bucket",
+    "prefix",
+    "wait",
+    "policy",
+    "verify",
+    "expires_in",
+    "media_store",
+}

@@ -8,7 +8,8 @@ expired entry counts as a miss. `discard` forgets one entry (a file the provider
 
 `MemoryUploadCache` lives as long as the object; `DirectoryUploadCache` keeps a small SQLite
 database in a directory, so separate runs (and processes) share it. Any object with ``get`` and
-``put`` will do (Redis, a database table...); ``discard`` is used when present.
+``put`` will do (Redis, a database table...); ``discard`` is used when present, and ``entries``
+(every `UploadEntry`, with when it was stored) by `mb.list_uploads` and `mb.delete_uploads`.
 """
 
 from __future__ import annotations
@@ -20,11 +21,20 @@ import stat
 import threading
 import time
 import urllib.parse
+import weakref
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import InvalidOptionError, SourceError
 
-__all__ = ["DirectoryUploadCache", "MemoryUploadCache", "UploadCache"]
+__all__ = [
+    "DirectoryUploadCache",
+    "MemoryUploadCache",
+    "UploadCache",
+    "UploadEntry",
+    "default_cache",
+    "split_key",
+]
 
 MAX_REFERENCE = 2048
 """The longest file reference a cache hands out (file ids and URIs are far shorter)."""
@@ -41,6 +51,44 @@ class UploadCache(Protocol):
     def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
         """Store ``reference`` under ``key``; ``expires_at`` is a Unix time, None for never."""
         ...
+
+
+@dataclass(frozen=True)
+class UploadEntry:
+    """One file a cache remembers: where it is, for which content, since when, until when."""
+
+    key: str
+    store: str
+    """The file store: ``openai``, ``anthropic``, ``gemini`` or ``s3``."""
+    account: str
+    """The endpoint and API key hash (for S3: endpoint, bucket and prefix) it belongs to."""
+    sha256: str
+    reference: str
+    uploaded_at: float | None
+    """When it was stored in the cache (Unix time); None for entries from before this was kept."""
+    expires_at: float | None
+
+    def expired(self, now: float | None = None) -> bool:
+        """True once the provider has deleted (or is about to delete) the file."""
+        return self.expires_at is not None and self.expires_at <= (now or time.time())
+
+
+def split_key(key: str) -> tuple[str, str, str] | None:
+    """``(store, account, sha256)`` of a cache key ``store|account|sha256``, None if not one."""
+    store, _, rest = key.partition("|")
+    account, _, digest = rest.rpartition("|")
+    if not store or not _ or len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
+        return None
+    return store, account, digest
+
+
+def _entry(
+    key: str, reference: str, uploaded_at: float | None, expires_at: float | None
+) -> UploadEntry | None:
+    parts = split_key(key)
+    if parts is None:
+        return None
+    return UploadEntry(key, *parts, reference, uploaded_at, expires_at)
 
 
 def _valid(reference: object, expires_at: object) -> str | None:
@@ -68,7 +116,7 @@ class MemoryUploadCache:
     """An in-process cache: a dict guarded by a lock, safe to share between threads."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[str, float | None]] = {}
+        self._entries: dict[str, tuple[str, float | None, float]] = {}
         self._lock = threading.Lock()
 
     def get(self, key: str) -> str | None:
@@ -76,7 +124,7 @@ class MemoryUploadCache:
             entry = self._entries.get(key)
         if entry is None:
             return None
-        reference, expires_at = entry
+        reference, expires_at, _ = entry
         if expires_at is not None and expires_at <= time.time():
             return None
         return reference
@@ -84,7 +132,25 @@ class MemoryUploadCache:
     def put(self, key: str, reference: str, expires_at: float | None = None) -> None:
         _check_put(key, reference, expires_at)
         with self._lock:
-            self._entries[key] = (reference, expires_at)
+            self._entries[key] = (reference, expires_at, time.time())
+
+    def entry(self, key: str) -> UploadEntry | None:
+        """The entry stored under ``key`` (expired or not), or None."""
+        with self._lock:
+            found = self._entries.get(key)
+        if found is None:
+            return None
+        reference, expires_at, uploaded_at = found
+        return _entry(key, reference, uploaded_at, expires_at)
+
+    def entries(self) -> list[UploadEntry]:
+        """Every entry whose key is a mediablocks upload key, oldest first."""
+        with self._lock:
+            items = list(self._entries.items())
+        found = [_entry(k, ref, at, exp) for k, (ref, exp, at) in items]
+        return sorted(
+            (e for e in found if e is not None), key=lambda e: (e.uploaded_at or 0, e.key)
+        )
 
     def discard(self, key: str) -> None:
         """Forget ``key`` (nothing happens when it is not there)."""
@@ -96,22 +162,33 @@ class MemoryUploadCache:
             return len(self._entries)
 
 
-_SCHEMA_VERSION = 0x6D62_0001  # "mb", version 1, in SQLite's user_version
+_VERSION_1 = 0x6D62_0001  # "mb", version 1, in SQLite's user_version
+_SCHEMA_VERSION = 0x6D62_0002  # version 2: uploaded_at, for listing and deleting by age
 _TABLE = (
     "CREATE TABLE uploads (key TEXT PRIMARY KEY NOT NULL, reference TEXT NOT NULL, "
-    "expires_at REAL) STRICT"
+    "expires_at REAL, uploaded_at REAL) STRICT"
 )
-_COLUMNS = [("key", "TEXT", 1, 1), ("reference", "TEXT", 1, 0), ("expires_at", "REAL", 0, 0)]
+_COLUMNS = [
+    ("key", "TEXT", 1, 1),
+    ("reference", "TEXT", 1, 0),
+    ("expires_at", "REAL", 0, 0),
+    ("uploaded_at", "REAL", 0, 0),
+]
+_V1_COLUMNS = _COLUMNS[:3]
 _OLD_COLUMNS = [("key", "TEXT", 0, 1), ("reference", "TEXT", 1, 0), ("expires_at", "REAL", 0, 0)]
 _EXPECTED = [("index", "sqlite_autoindex_uploads_1"), ("table", "uploads")]
 _MIGRATE = (  # entries of a cache from before version 1: only sound rows are kept
     "ALTER TABLE uploads RENAME TO uploads_v0",
     _TABLE,
-    "INSERT INTO uploads SELECT key, reference, expires_at FROM uploads_v0 "
+    "INSERT INTO uploads SELECT key, reference, expires_at, NULL FROM uploads_v0 "
     "WHERE typeof(key) = 'text' AND typeof(reference) = 'text' "
     f"AND length(reference) BETWEEN 1 AND {MAX_REFERENCE} "
     "AND typeof(expires_at) IN ('null', 'real', 'integer')",
     "DROP TABLE uploads_v0",
+    f"PRAGMA user_version = {_SCHEMA_VERSION}",
+)
+_MIGRATE_V1 = (  # version 1 had no uploaded_at: its entries' age is unknown (NULL)
+    "ALTER TABLE uploads ADD COLUMN uploaded_at REAL",
     f"PRAGMA user_version = {_SCHEMA_VERSION}",
 )
 
@@ -160,7 +237,7 @@ class DirectoryUploadCache:
         self.directory = os.fspath(directory)
         self.path = os.path.join(self.directory, self.FILENAME)
         self._lock = threading.Lock()
-        self._unsaved: dict[str, tuple[str, float | None]] = {}
+        self._unsaved: dict[str, tuple[str, float | None, float]] = {}
         self.read_only = False
         self._why_read_only = ""
         try:
@@ -302,7 +379,8 @@ class DirectoryUploadCache:
         objects, columns, version = self._layout(db)
         new = not objects and version == 0
         old = objects == _EXPECTED and columns == _OLD_COLUMNS and version == 0
-        if new or old:  # create, or bring a cache from an earlier release up to date
+        v1 = objects == _EXPECTED and columns == _V1_COLUMNS and version == _VERSION_1
+        if new or old or v1:  # create, or bring a cache from an earlier release up to date
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -311,6 +389,9 @@ class DirectoryUploadCache:
                     db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
                 elif self._layout(db) == (_EXPECTED, _OLD_COLUMNS, 0):
                     for statement in _MIGRATE:
+                        db.execute(statement)
+                elif self._layout(db) == (_EXPECTED, _V1_COLUMNS, _VERSION_1):
+                    for statement in _MIGRATE_V1:
                         db.execute(statement)
                 db.execute("COMMIT")
             except BaseException:
@@ -333,8 +414,11 @@ class DirectoryUploadCache:
     def get(self, key: str) -> str | None:
         with self._lock:
             self._flush()
-            entry = self._unsaved.get(key)
-            if entry is None:
+            unsaved = self._unsaved.get(key)
+            entry: tuple[object, object]
+            if unsaved is not None:
+                entry = unsaved[:2]
+            else:
                 try:
                     row = self._db.execute(
                         "SELECT CASE WHEN length(CAST(reference AS BLOB)) <= ? THEN reference "
@@ -353,7 +437,8 @@ class DirectoryUploadCache:
                 f"upload cache {self.path!r}: the entry for {key!r} is corrupt ({problem}); "
                 "remove it with cache.discard(key) or delete the file"
             )
-        if expires_at is not None and expires_at <= time.time():
+        assert isinstance(reference, str)
+        if isinstance(expires_at, (int, float)) and expires_at <= time.time():
             return None
         return reference
 
@@ -362,19 +447,43 @@ class DirectoryUploadCache:
         _check_put(key, reference, expires_at)
         self._refuse_write()
         with self._lock:
-            self._unsaved[key] = (reference, expires_at)
+            self._unsaved[key] = (reference, expires_at, time.time())
             self._flush()
+
+    def entries(self) -> list[UploadEntry]:
+        """Every sound entry whose key is a mediablocks upload key, oldest first (entries a
+        hostile or damaged file holds that are not short printable text are left out)."""
+        with self._lock:
+            self._flush()
+            try:
+                rows = self._db.execute(
+                    "SELECT key, reference, uploaded_at, expires_at FROM uploads "
+                    "WHERE length(CAST(reference AS BLOB)) <= ? ORDER BY uploaded_at, key",
+                    (MAX_REFERENCE * 4,),
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise SourceError(f"upload cache {self.path!r}: cannot read: {exc}") from None
+            pending = [(k, ref, at, exp) for k, (ref, exp, at) in self._unsaved.items()]
+        found: list[UploadEntry] = []
+        for key, reference, uploaded_at, expires_at in [*rows, *pending]:
+            if _valid(reference, expires_at) is not None or not isinstance(key, str):
+                continue
+            entry = _entry(key, reference, uploaded_at, expires_at)
+            if entry is not None:
+                found.append(entry)
+        return sorted(found, key=lambda e: (e.uploaded_at or 0, e.key))
 
     def _flush(self) -> None:
         """Write the entries not yet on disk in one short transaction (lock held by caller)."""
         if not self._unsaved:
             return
-        rows = [(k, ref, exp) for k, (ref, exp) in self._unsaved.items()]
+        rows = [(k, ref, exp, at) for k, (ref, exp, at) in self._unsaved.items()]
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO uploads (key, reference, expires_at) VALUES (?, ?, ?)",
+                    "INSERT OR REPLACE INTO uploads (key, reference, expires_at, uploaded_at) "
+                    "VALUES (?, ?, ?, ?)",
                     rows,
                 )
                 self._db.execute("COMMIT")
@@ -421,3 +530,22 @@ class DirectoryUploadCache:
             except sqlite3.Error as exc:
                 raise SourceError(f"upload cache {self.path!r}: cannot read: {exc}") from None
             return int(count) + len(self._unsaved)
+
+
+_per_client: weakref.WeakKeyDictionary[object, MemoryUploadCache] = weakref.WeakKeyDictionary()
+_per_client_lock = threading.Lock()
+
+
+def default_cache(client: object) -> UploadCache:
+    """The cache `mb.upload` uses when given none: one `MemoryUploadCache` per SDK client object,
+    for as long as the client lives, so the same client uploads the same bytes once; a client
+    that cannot be weakly referenced gets a cache for the one call."""
+    try:
+        with _per_client_lock:
+            cache = _per_client.get(client)
+            if cache is None:
+                cache = MemoryUploadCache()
+                _per_client[client] = cache
+            return cache
+    except TypeError:  # not hashable, or not weakly referenceable
+        return MemoryUploadCache()

@@ -1,6 +1,6 @@
 """One small module per file store that `mb.upload` can send media to.
 
-Each module (``openai``, ``anthropic``, ``gemini``, ``s3``) has the same six functions:
+Each module (``openai``, ``anthropic``, ``gemini``, ``s3``) has the same functions:
 
 - ``accepts(kind, mime)``: whether the provider can refer to this block by a file reference;
 - ``account(client, target)``: a string naming the account (endpoint and a key hash, or bucket),
@@ -9,7 +9,11 @@ Each module (``openai``, ``anthropic``, ``gemini``, ``s3``) has the same six fun
   return the reference that the translator puts in the request;
 - ``exists(client, reference, target)`` and ``aexists(...)``: whether the provider still has the
   file behind a cached reference (a metadata look-up, no download), False when it answers "not
-  found", so `mb.upload` uploads it again instead of sending a dead reference.
+  found", so `mb.upload` uploads it again instead of sending a dead reference;
+- ``delete(client, reference)`` and ``adelete(...)``: delete the file, True when it was there,
+  False when the provider had no such file (already deleted or expired);
+- ``EXPIRES``: whether ``send`` can ask the provider to delete the file after
+  ``Target.expires_in`` seconds (OpenAI's ``expires_after``), and ``EXPIRY_NOTE``, why not.
 
 The SDKs are never imported here: the caller's client object is used as is.
 """
@@ -23,6 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from ...errors import InvalidOptionError
+from ...providers._file_stores import FILE_STORES
 from ...providers._options import canonical_provider
 
 __all__ = [
@@ -61,16 +66,12 @@ class Target:
     bucket: str | None = None
     prefix: str = ""
     wait: float = 300.0
+    expires_in: int | None = None
+    """Seconds after which the provider deletes the file (where it offers that)."""
 
 
-UPLOADERS: dict[str, str] = {
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "bedrock": "s3",
-}
-"""Canonical provider name -> the uploader module for its file store."""
+UPLOADERS = FILE_STORES
+"""Canonical provider name -> the uploader module for its file store (the store's name)."""
 
 
 def uploader_for(provider: str) -> tuple[str, ModuleType]:

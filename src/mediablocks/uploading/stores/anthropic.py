@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...providers._file_stores import reads_by_reference
 from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "anthropic"
-_IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
-_DOCUMENTS = frozenset({"application/pdf", "text/plain"})
+EXPIRES = False
+EXPIRY_NOTE = "Anthropic keeps files until they are deleted (mb.delete_uploads(older_than=...))"
 BETA = "files-api-2025-04-14"
 
 
 def accepts(provider: str, kind: str, mime: str) -> bool:
-    """Images Anthropic reads, and PDF or plain-text documents."""
-    return (kind == "image" and mime in _IMAGES) or (kind == "file" and mime in _DOCUMENTS)
+    """Whether ``provider`` reads this block from the store by reference."""
+    return reads_by_reference(provider, kind, mime)
 
 
 def account(client: Any, target: Target) -> str:
@@ -54,6 +55,27 @@ def exists(client: Any, reference: str, target: Target) -> bool:
 async def aexists(client: Any, reference: str, target: Target) -> bool:
     try:
         await client.beta.files.retrieve_metadata(reference, betas=[BETA])
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+def delete(client: Any, reference: str) -> bool:
+    """``client.beta.files.delete``: False when Anthropic answers 404 (no such file)."""
+    try:
+        client.beta.files.delete(reference, betas=[BETA])
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+async def adelete(client: Any, reference: str) -> bool:
+    try:
+        await client.beta.files.delete(reference, betas=[BETA])
     except Exception as exc:
         if missing(exc):
             return False

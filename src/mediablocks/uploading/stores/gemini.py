@@ -12,16 +12,19 @@ import io
 import time
 from typing import Any
 
+from ...providers._file_stores import reads_by_reference
 from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "gemini"
+EXPIRES = False
+EXPIRY_NOTE = "Gemini deletes every file 48 hours after its upload; that cannot be changed"
 _POLL = 1.0
 _KEEP = 47 * 3600.0
 
 
 def accepts(provider: str, kind: str, mime: str) -> bool:
-    """Every media kind: Gemini reads all of them from its Files API."""
-    return True
+    """Whether ``provider`` reads this block from the store by reference."""
+    return reads_by_reference(provider, kind, mime)
 
 
 def account(client: Any, target: Target) -> str:
@@ -114,3 +117,25 @@ async def aexists(client: Any, reference: str, target: Target) -> bool:
             return False
         raise
     return _usable(file)
+
+
+def delete(client: Any, reference: str) -> bool:
+    """``client.files.delete``: False when the file is gone already (403/404)."""
+    try:
+        client.files.delete(name=_name(reference))
+    except Exception as exc:
+        if missing(exc, _GONE):
+            return False
+        raise
+    return True
+
+
+async def adelete(client: Any, reference: str) -> bool:
+    files = client.aio.files if hasattr(client, "aio") else client.files
+    try:
+        await files.delete(name=_name(reference))
+    except Exception as exc:
+        if missing(exc, _GONE):
+            return False
+        raise
+    return True

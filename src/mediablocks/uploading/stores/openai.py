@@ -1,24 +1,27 @@
 """OpenAI Files: ``client.files.create(file=..., purpose="user_data")`` -> ``file-...`` id.
 
 Chat Completions refers to PDF files by id; the Responses API also to images. Audio stays
-inline (OpenAI takes no audio file ids).
+inline (OpenAI takes no audio file ids). ``expires_in`` becomes the file's ``expires_after``
+(``{"anchor": "created_at", "seconds": ...}``, 3600 to 2,592,000 seconds): OpenAI deletes it then.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from ...providers._file_stores import reads_by_reference
 from . import Target, Uploaded, UploadItem, key_hash, missing
 
 STORE = "openai"
-_IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+EXPIRES = True
+EXPIRY_NOTE = ""
+MIN_EXPIRY, MAX_EXPIRY = 3600, 2_592_000  # one hour to 30 days, as the Files API accepts
 
 
 def accepts(provider: str, kind: str, mime: str) -> bool:
-    """PDF files for Chat; images and any file for Responses."""
-    if provider == "openai-responses":
-        return kind == "file" or (kind == "image" and mime in _IMAGES)
-    return kind == "file" and mime == "application/pdf"
+    """Whether ``provider`` reads this block from the store by reference."""
+    return reads_by_reference(provider, kind, mime)
 
 
 def account(client: Any, target: Target) -> str:
@@ -29,14 +32,30 @@ def _file(item: UploadItem) -> tuple[str, bytes, str]:
     return (item.filename, item.data, item.mime_type)
 
 
+def _options(target: Target) -> dict[str, Any]:
+    if target.expires_in is None:
+        return {}
+    return {"expires_after": {"anchor": "created_at", "seconds": target.expires_in}}
+
+
+def _uploaded(created: Any, started: float, target: Target) -> Uploaded:
+    expires = getattr(created, "expires_at", None)
+    if not isinstance(expires, (int, float)) or isinstance(expires, bool):
+        expires = started + target.expires_in if target.expires_in is not None else None
+    # the id as the SDK gave it: mb.upload refuses None or an empty id, never sends "None"
+    return Uploaded(created.id, float(expires) if expires is not None else None)
+
+
 def send(client: Any, item: UploadItem, target: Target) -> Uploaded:
-    created = client.files.create(file=_file(item), purpose="user_data")
-    return Uploaded(created.id)  # checked by mb.upload: None is no id
+    started = time.time()
+    created = client.files.create(file=_file(item), purpose="user_data", **_options(target))
+    return _uploaded(created, started, target)
 
 
 async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
-    created = await client.files.create(file=_file(item), purpose="user_data")
-    return Uploaded(created.id)  # checked by mb.upload: None is no id
+    started = time.time()
+    created = await client.files.create(file=_file(item), purpose="user_data", **_options(target))
+    return _uploaded(created, started, target)
 
 
 def exists(client: Any, reference: str, target: Target) -> bool:
@@ -53,6 +72,27 @@ def exists(client: Any, reference: str, target: Target) -> bool:
 async def aexists(client: Any, reference: str, target: Target) -> bool:
     try:
         await client.files.retrieve(reference)
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+def delete(client: Any, reference: str) -> bool:
+    """``client.files.delete``: False when OpenAI answers 404 (no such file)."""
+    try:
+        client.files.delete(reference)
+    except Exception as exc:
+        if missing(exc):
+            return False
+        raise
+    return True
+
+
+async def adelete(client: Any, reference: str) -> bool:
+    try:
+        await client.files.delete(reference)
     except Exception as exc:
         if missing(exc):
             return False

@@ -10,15 +10,21 @@ import asyncio
 import mimetypes
 from typing import Any
 
-from ...errors import InvalidOptionError
+from ...errors import InvalidOptionError, TooLargeError
+from ...providers._file_stores import reads_by_reference
 from . import Target, Uploaded, UploadItem, missing
 
 STORE = "s3"
+EXPIRES = False
+EXPIRY_NOTE = (
+    "S3 deletes objects by the bucket's lifecycle rules, not per upload "
+    "(or mb.delete_uploads(older_than=...))"
+)
 
 
 def accepts(provider: str, kind: str, mime: str) -> bool:
-    """Every media kind: Bedrock reads images, documents, video and audio from S3."""
-    return True
+    """Whether ``provider`` reads this block from the store by reference."""
+    return reads_by_reference(provider, kind, mime)
 
 
 def account(client: Any, target: Target) -> str:
@@ -61,3 +67,47 @@ def exists(client: Any, reference: str, target: Target) -> bool:
 
 async def aexists(client: Any, reference: str, target: Target) -> bool:
     return await asyncio.to_thread(exists, client, reference, target)
+
+
+def _location(reference: str) -> tuple[str, str]:
+    bucket, _, key = reference.removeprefix("s3://").partition("/")
+    return bucket, key
+
+
+def delete(client: Any, reference: str) -> bool:
+    """``client.delete_object`` (after ``head_object``: S3 answers a delete of a missing key
+    with success, so the look-up says whether it was there)."""
+    if not exists(client, reference, Target()):
+        return False
+    bucket, key = _location(reference)
+    client.delete_object(Bucket=bucket, Key=key)
+    return True
+
+
+async def adelete(client: Any, reference: str) -> bool:
+    return await asyncio.to_thread(delete, client, reference)
+
+
+def download(client: Any, reference: str, limit: int) -> bytes | None:
+    """The object's bytes (``get_object``), None when it is gone; more than ``limit`` bytes
+    raise `TooLargeError` without reading them."""
+    bucket, key = _location(reference)
+    try:
+        answer = client.get_object(Bucket=bucket, Key=key)
+    except Exception as exc:
+        if missing(exc):
+            return None
+        raise
+    size = answer.get("ContentLength")
+    body = answer["Body"]
+    try:
+        if isinstance(size, int) and size > limit:
+            raise TooLargeError(
+                f"{reference}: {size:,} bytes is more than {limit:,}", limit=limit, size=size
+            )
+        data = body.read(limit + 1)
+    finally:
+        body.close()
+    if len(data) > limit:
+        raise TooLargeError(f"{reference}: more than {limit:,} bytes", limit=limit, size=len(data))
+    return bytes(data)
