@@ -25,17 +25,22 @@ from .errors import (
     ConversionLimitError,
     ConversionTimeoutError,
     DecodeError,
+    DecompressionBombError,
     DoesNotFitError,
     DownloadTooLargeError,
     FetchError,
+    FetchStatusError,
     FetchTimeoutError,
     FileTooLargeError,
+    FitProblem,
+    HistoryError,
     ImageBombError,
     InvalidOptionError,
     InvalidSourceError,
     InvalidTextError,
     MediaBlocksError,
     MediaTypeError,
+    NotAcceptedError,
     PathNotAllowedError,
     SourceError,
     TooLargeError,
@@ -45,7 +50,7 @@ from .errors import (
     UnsupportedSettingError,
     UploadError,
 )
-from .fetching import FetchResult, FetchStatusError, afetch, fetch
+from .fetching import FetchResult, afetch, fetch
 from .fetching.policy import FetchPolicy, current_policy, use_policy
 from .history import (
     FlatItem,
@@ -62,7 +67,7 @@ from .history import (
 )
 from .history.parsing import parse_blocks
 from .history.storage import load_history, media_summary, redacted, save_history
-from .history.validation import HistoryError, Problem, ensure_valid, validate
+from .history.validation import Problem, ensure_valid, validate
 from .limits import ProviderLimits, limits_for
 from .media import (
     AudioBlock,
@@ -135,6 +140,7 @@ __all__ = [
     "CustomMessage",
     "DataURI",
     "DecodeError",
+    "DecompressionBombError",
     "DirectoryUploadCache",
     "DoesNotFitError",
     "DownloadTooLargeError",
@@ -148,6 +154,7 @@ __all__ = [
     "FetchTimeoutError",
     "FileBlock",
     "FileTooLargeError",
+    "FitProblem",
     "FlatItem",
     "HistoryError",
     "ImageBlock",
@@ -161,6 +168,7 @@ __all__ = [
     "MediaTypeError",
     "MemoryUploadCache",
     "Message",
+    "NotAcceptedError",
     "PathNotAllowedError",
     "PrepareReport",
     "Prices",
