@@ -189,7 +189,10 @@ def summarize_validation_error(exc: ValidationError, limit: int = 3) -> str:
     parts = []
     for error in exc.errors()[:limit]:
         where = ".".join(str(p) for p in error["loc"]) or "top level"
-        parts.append(f"at {where}: {error['msg']}")
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "union_tag_not_found" or message.startswith("Unable to extract tag"):
+            message = "no known role or type (a 'role' or 'type' field is missing or misnamed)"
+        parts.append(f"at {where}: {message}")
     more = len(exc.errors()) - limit
     if more > 0:
         parts.append(f"and {more} more")

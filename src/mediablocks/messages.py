@@ -60,6 +60,9 @@ from .media import AudioBlock, ImageBlock, MediaBlock, media_block
 from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage
 
+if TYPE_CHECKING:
+    from .message_input import MessagesLike
+
 __all__ = [
     "FORMAT_VERSION",
     "AssistantMessage",
@@ -556,59 +559,62 @@ def _stored_messages_adapter() -> TypeAdapter[list[Message]]:
     return TypeAdapter(list[_StoredMessage])
 
 
-def is_role_pair(value: Any) -> bool:
-    """True for a ``(role, content)`` pair such as ``("user", "hi")``."""
-    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
-
-
-def coerce_message(item: Any) -> Any:
-    """A plain string as one user message and a ``(role, content)`` pair as that role's
-    message; anything else as it is (a message, a dict, or something the caller refuses)."""
-    if isinstance(item, str):
-        return UserMessage(content=item)
-    if is_role_pair(item):
-        try:
-            return _message_adapter().validate_python({"role": item[0], "content": item[1]})
-        except ValidationError as exc:
-            raise DecodeError(
-                f"({item[0]!r}, ...) is not a (role, content) pair mediablocks takes: "
-                f"{summarize_validation_error(exc)}"
-            ) from None
-    return item
-
-
-def coerce_messages(messages: Any) -> Any:
-    """``messages`` with a lone string or ``(role, content)`` pair made a one-item list, and each
-    string or pair item made a message (see `coerce_message`)."""
-    if isinstance(messages, str) or is_role_pair(messages):
-        return [coerce_message(messages)]
-    if isinstance(messages, (list, tuple)):
-        return [coerce_message(item) for item in messages]
-    return messages
-
-
 _FORMAT_NAME = "mediablocks.messages"
 
 
-def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> str:
-    """A versioned JSON document holding the messages, media bytes inline as base64."""
+def dump_messages(messages: MessagesLike, *, indent: int | None = None) -> str:
+    """A versioned JSON document holding the messages, media bytes inline as base64.
+
+    Takes messages as every entry point does (a string, a ``(role, content)`` pair, dicts...: see
+    `mediablocks.message_input`), and writes only what `load_messages` reads back: anything that
+    cannot be written so raises (`InvalidTextError` for a lone surrogate, `DecodeError` for a
+    value that is not JSON, naming the message), and nothing is written half.
+    """
+    from .message_input import as_messages
+
     if indent is not None:
         check_count("dump_messages", "indent", indent)
+    listed = as_messages(messages, "dump_messages")
     try:
-        body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
-    except (PydanticSerializationError, UnicodeError):
-        check_text(messages)  # names the message and block holding a lone surrogate
-        raise
+        body = (
+            _messages_adapter().dump_json(listed, indent=indent, warnings="error").decode("utf-8")
+        )
+    except (PydanticSerializationError, UnicodeError) as exc:
+        check_text(listed)  # names the message and block holding a lone surrogate
+        raise DecodeError(
+            f"dump_messages: {_unwritable(listed)} cannot be written as JSON that load_messages "
+            f"reads ({str(exc).splitlines()[0][:200]})"
+        ) from None
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 
 
-def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Message]:
+def _unwritable(messages: list[Message]) -> str:
+    """Which message holds a value JSON cannot carry (a set, an object...), for the error."""
+    adapter = _message_adapter()
+    for index, message in enumerate(messages):
+        try:
+            adapter.dump_json(message, warnings="error")
+        except (PydanticSerializationError, UnicodeError):
+            return f"message {index} ({message.role})"
+    return "a message"
+
+
+def load_messages(data: str | bytes | bytearray | MessagesLike) -> list[Message]:
     """Messages from `dump_messages` output (or a bare JSON list of messages).
 
-    Raises `DecodeError` for JSON that is not a message document, or a version newer than this
+    Text or bytes are the JSON document. A dict is the parsed document (or one message in
+    mediablocks' JSON form); anything else is messages as every entry point takes them (a list
+    of dicts, messages, strings or ``(role, content)`` pairs; one message; one pair). Raises
+    `DecodeError` for anything that is not a message document, or a version newer than this
     library understands.
     """
     document: Any = data
+    if isinstance(data, bytearray):
+        data = bytes(data)
+    if not isinstance(data, (str, bytes, dict, list)):
+        from .message_input import as_messages  # one message, a (role, content) pair...
+
+        return as_messages(data, "load_messages")
     if isinstance(data, (str, bytes)):
         loaded = load_json_messages(
             data, _StoredMessage, _stored_messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
@@ -618,7 +624,9 @@ def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Messag
         document = loads(data, "message history")  # the checked path names what is wrong
     else:
         check_depth(document, "message history")
-    if isinstance(document, dict):
+    if isinstance(document, dict) and "format" not in document and "role" in document:
+        document = [document]  # one message in mediablocks' JSON form
+    elif isinstance(document, dict):
         if document.get("format") != _FORMAT_NAME:
             raise DecodeError(
                 f"not a mediablocks message document (format {document.get('format')!r})"
@@ -632,7 +640,15 @@ def load_messages(data: str | bytes | dict[str, Any] | list[Any]) -> list[Messag
         document = document.get("messages")
     if not isinstance(document, list):
         raise DecodeError("a message history must be a JSON list of messages")
-    try:
-        return _messages_adapter().validate_python(document)
-    except ValidationError as exc:
-        raise DecodeError(f"invalid message history: {summarize_validation_error(exc)}") from None
+    if all(type(item) is dict for item in document):
+        try:
+            return _messages_adapter().validate_python(document)
+        except ValidationError as exc:
+            place = exc.errors()[0]["loc"][:1]
+            where = f"message {place[0]} is not a valid message: " if place else ""
+            raise DecodeError(
+                f"invalid message history: {where}{summarize_validation_error(exc)}"
+            ) from None
+    from .message_input import as_messages
+
+    return as_messages(document, "load_messages")

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .blocks import ToolResultBlock
+from .blocks import ToolResultBlock, summarize_validation_error
 from .errors import DecodeError, InvalidOptionError
 from .media import MediaBlock
-from .messages import AssistantMessage, Message, coerce_messages
+from .message_input import MessagesLike, as_messages
+from .messages import AssistantMessage, Message
 from .providers._options import EncodeOptions
 from .providers._report import EncodeReport, drop_or_raise
 from .providers.registry import canonical_provider, request_module
@@ -64,11 +66,36 @@ class Request(BaseModel):
     """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
     that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
 
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            messages: MessagesLike = ...,
+            tools: Sequence[Tool] = ...,
+            tool_choice: str | None = ...,
+            settings: Settings | None = ...,
+            model: str | None = ...,
+            extra: Mapping[str, Any] = ...,
+            provider: str | None = ...,
+        ) -> None: ...
+
+    else:
+
+        def __init__(self, **data: Any) -> None:
+            # Every field error is a library error: `DecodeError` naming the field.
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                raise DecodeError(
+                    f"not a valid Request: {summarize_validation_error(exc)}"
+                ) from None
+
     @field_validator("messages", mode="before")
     @classmethod
     def _plain_messages(cls, value: Any) -> Any:
-        # "text" is one user message, ("user", "hi") pairs are messages (as `encode` takes them)
-        return coerce_messages(value)
+        # Messages as every entry point takes them (`mediablocks.message_input`).
+        return as_messages(value, "Request")
 
     @field_validator("settings", mode="before")
     @classmethod

@@ -30,7 +30,8 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel
 
 from ..errors import DecodeError, InvalidOptionError, UnsupportedSettingError
-from ..messages import Message
+from ..message_input import ROLES
+from ..messages import Message, normalize_role
 from ..providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
 from ..providers import _as_messages as as_messages
 from ..providers._fields import add_request_fields
@@ -71,7 +72,12 @@ def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
     An item is a message list (or one message), a ``(messages, fields)`` pair, or an object
     with a ``messages`` attribute (`mb.Request`: its ``extra`` are fields too).
     """
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict):
+    if (
+        isinstance(item, tuple)
+        and len(item) == 2
+        and isinstance(item[1], dict)
+        and not (isinstance(item[0], str) and normalize_role(item[0]) in ROLES)
+    ):  # ``(messages, fields)``; ``("user", {...block...})`` is a (role, content) pair
         return as_messages(item[0]), dict(item[1]), None
     if isinstance(item, BaseModel) and hasattr(item, "messages") and not hasattr(item, "role"):
         extra = getattr(item, "extra", None) or {}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._unicode import surrogate_in, surrogate_note
 from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..errors import MediaBlocksError, UnsupportedBlockError
+from ..errors import HistoryError, UnsupportedBlockError
 from ..messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
 
 if TYPE_CHECKING:
@@ -102,15 +102,6 @@ class Problem:
         return f"{where}: {self.message} [{self.code}]"
 
 
-class HistoryError(MediaBlocksError, ValueError):
-    """A history with problems; ``problems`` lists every one."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = list(problems)
-        lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"{len(self.problems)} problem(s) in the history:\n{lines}")
-
-
 def validate(
     messages: Sequence[Message] | Message | Any,
     provider: str | None = None,
@@ -122,9 +113,9 @@ def validate(
     ``messages`` may also be one message or dicts in mediablocks' JSON form. With ``tools`` (the
     request's `Tool`s or their names), a call to a tool not among them is flagged too.
     """
-    from . import as_messages
+    from ..message_input import as_messages
 
-    messages = as_messages(messages)
+    messages = as_messages(messages, "validate")
     canonical = _canonical(provider)
     wire = _wire(canonical)
     known = None if tools is None else {t if isinstance(t, str) else t.name for t in tools}

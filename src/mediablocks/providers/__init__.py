@@ -15,11 +15,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from pydantic import BaseModel, ValidationError
-
 from .._depth import check_depth, loads
 from .._unicode import check_text
-from ..blocks import RawBlock, ToolCallBlock, summarize_validation_error
+from ..blocks import RawBlock, ToolCallBlock
 from ..errors import (
     DecodeError,
     MediaBlocksError,
@@ -28,7 +26,8 @@ from ..errors import (
 )
 from ..fetching.policy import FetchPolicy
 from ..history.validation import check_sendable
-from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
+from ..message_input import MessagesLike, as_messages
+from ..messages import AssistantMessage, Message
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
@@ -135,31 +134,12 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
     return pair
 
 
-def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
-    """A list of messages from one message, a sequence of them, or mediablocks-format dicts."""
-    messages = coerce_messages(messages)  # "text" is one user message; ("user", "hi") pairs
-    items = [messages] if isinstance(messages, (BaseModel, dict)) else messages
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise DecodeError(
-            f"encode takes a message or a list of messages, not a {type(messages).__name__}"
-        )
-    out: list[Message] = []
-    for index, item in enumerate(items):
-        if isinstance(item, dict):
-            try:
-                item = _message_adapter().validate_python(item)
-            except ValidationError as exc:
-                raise DecodeError(
-                    f"message {index} is not a mediablocks message "
-                    f"({summarize_validation_error(exc)}); to read a provider's own format use "
-                    "mb.decode(payload, provider)"
-                ) from None
-        elif not isinstance(item, BaseModel) or not isinstance(getattr(item, "role", None), str):
-            raise DecodeError(
-                f"message {index} is a {type(item).__name__}, not a mediablocks message"
-            )
+def _as_messages(messages: Any, where: str = "encode") -> list[Message]:
+    """A list of messages from anything message-like (`mediablocks.message_input`), each
+    tool call's arguments checked to be JSON."""
+    out = as_messages(messages, where)
+    for index, item in enumerate(out):
         _check_tool_args(index, item)
-        out.append(item)
     return out
 
 
@@ -181,7 +161,7 @@ def _check_tool_args(index: int, message: Message) -> None:
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: _typed.OpenAIChatName,
     *,
     target: Literal["sdk"] = "sdk",
@@ -199,7 +179,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: _typed.OpenAIResponsesName,
     *,
     target: Literal["sdk"] = "sdk",
@@ -217,7 +197,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: Literal["anthropic"],
     *,
     target: Literal["sdk"] = "sdk",
@@ -235,7 +215,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: _typed.GeminiName,
     *,
     target: Literal["sdk"] = "sdk",
@@ -253,7 +233,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: _typed.BedrockName,
     *,
     target: Literal["sdk"] = "sdk",
@@ -271,7 +251,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: Literal["mistral"],
     *,
     target: Literal["sdk"] = "sdk",
@@ -289,7 +269,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: Literal["ollama"],
     *,
     target: Literal["sdk"] = "sdk",
@@ -307,7 +287,7 @@ def encode(  # type: ignore[overload-overlap]
 
 @overload
 def encode(
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     *,
     target: Literal["sdk", "json"] = "sdk",
@@ -324,7 +304,7 @@ def encode(
 
 
 def encode(
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     *,
     target: Literal["sdk", "json"] = "sdk",
@@ -366,7 +346,7 @@ def encode(
 
 
 def encode_with_report(
-    messages: Message | Sequence[Message], provider: str, **options: Any
+    messages: MessagesLike, provider: str, **options: Any
 ) -> tuple[dict[str, Any], EncodeReport]:
     """`encode`, plus an `EncodeReport` of everything left out because the caller allowed it
     (``unsupported="drop"``: settings, schema keywords, tool choices, other providers' blocks)."""
@@ -376,9 +356,7 @@ def encode_with_report(
     return _encode_with(messages, provider, chosen), report
 
 
-def _encode_with(
-    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
-) -> dict[str, Any]:
+def _encode_with(messages: MessagesLike, provider: str, options: EncodeOptions) -> dict[str, Any]:
     encoder, _ = translator(provider)
     listed = _as_messages(messages)
     if options.compaction == "user":
@@ -524,7 +502,7 @@ def _stop_reason_normalized(message: Message, provider: str) -> Message:
 
 
 def encode_json(
-    messages: Message | Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     /,
     *,

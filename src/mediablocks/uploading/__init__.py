@@ -18,7 +18,7 @@ import hashlib
 import math
 import mimetypes
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -27,6 +27,7 @@ from ..blocks import ToolResultBlock
 from ..errors import InvalidOptionError, MediaBlocksError, UploadError
 from ..fetching.policy import FetchPolicy
 from ..media import MediaBlock
+from ..message_input import MessagesLike, as_messages
 from ..messages import Message
 from ..sources import BytesSource, FileIdSource, PathSource
 from ._single_flight import join, land
@@ -74,7 +75,7 @@ class _Plan:
 
     def __init__(
         self,
-        messages: Sequence[Message],
+        messages: MessagesLike,
         provider: str,
         client: Any,
         *,
@@ -96,7 +97,7 @@ class _Plan:
         self.client = client
         self.target = target
         self.cache: UploadCache = cache if cache is not None else MemoryUploadCache()
-        self.messages = list(messages)
+        self.messages = as_messages(messages, "upload")
         store: str = self.module.STORE
         self.prefix = f"{store}|{account or self.module.account(client, target)}|"
         self.pending: dict[str, _Pending] = {}
@@ -150,15 +151,22 @@ class _Plan:
             )
 
     def failure(self, pending: _Pending, exc: BaseException, what: str = "upload") -> UploadError:
+        status, retry_after = answer_of(exc)
         return UploadError(
             f"{pending.where} {pending.block.describe()}: {what} at the {self.module.STORE} "
-            f"file store for {self.provider} failed: {type(exc).__name__}: {exc}"
+            f"file store for {self.provider} failed: {type(exc).__name__}: {exc}",
+            status=status,
+            retry_after=retry_after,
+            block=pending.block,
         )
 
     def followed(self, pending: _Pending, exc: BaseException) -> UploadError:
         return UploadError(
             f"{pending.where} {pending.block.describe()}: the upload of the same bytes by "
-            f"another call failed: {exc}"
+            f"another call failed: {exc}",
+            status=getattr(exc, "status", None),
+            retry_after=getattr(exc, "retry_after", None),
+            block=pending.block,
         )
 
     def result(self) -> list[Message]:
@@ -204,7 +212,7 @@ def _send_one(plan: _Plan, pending: _Pending) -> None:
 
 
 def upload(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     client: Any,
     *,
@@ -258,7 +266,7 @@ def upload(
 
 
 async def aupload(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     client: Any,
     *,
@@ -376,3 +384,28 @@ def _map_media(
             content.append(new)
         out.append(message.model_copy(update={"content": content}) if touched else message)
     return out
+
+
+def answer_of(exc: BaseException) -> tuple[int | None, object]:
+    """``(HTTP status, Retry-After value)`` from an SDK's exception, as far as it says: OpenAI,
+    Anthropic and Mistral (``status_code``, ``response.headers``), google-genai (``code``),
+    botocore (``response["ResponseMetadata"]``); ``(None, None)`` when it says nothing."""
+    status: object = getattr(exc, "status_code", None)
+    if status is None:
+        status = getattr(exc, "code", None)
+    headers: Any = getattr(getattr(exc, "response", None), "headers", None)
+    raw = getattr(exc, "response", None)
+    if isinstance(raw, dict):  # botocore's ClientError
+        metadata = raw.get("ResponseMetadata")
+        if isinstance(metadata, dict):
+            status = metadata.get("HTTPStatusCode", status)
+            headers = metadata.get("HTTPHeaders")
+    retry_after = None
+    if headers is not None:
+        try:
+            retry_after = headers.get("retry-after")
+        except Exception:  # a headers object of another shape: no hint
+            retry_after = None
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        status = None
+    return status, retry_after
