@@ -28,7 +28,7 @@ The package's modules, one step each: `options` (`PrepareOptions`), `report` (`P
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 # ``X as X``: names importable from `mediablocks.preparing` since it was one module stay so.
 from .._checks import check_size
@@ -41,9 +41,12 @@ from ..convert.documents import DocumentStrategy as DocumentStrategy
 from ..convert.limits import ConversionLimits
 from ..errors import DoesNotFitError
 from ..fetching.policy import FetchPolicy
-from ..limits import limits_for
+from ..limits import ProviderLimits, limits_for
 from ..media import MediaBlock
+from ..message_input import MessagesLike, as_messages
 from ..messages import Message
+from ..providers.registry import provider_entry
+from .accept import check_accepted
 from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
@@ -52,6 +55,7 @@ from .options import UnsupportedStrategy as UnsupportedStrategy
 from .options import VideoStrategy as VideoStrategy
 from .report import BlockReport as BlockReport
 from .report import PrepareReport as PrepareReport
+from .report import assumed_in
 from .slots import _counted as _counted
 from .slots import _find_media as _find_media
 from .slots import _rebuild as _rebuild
@@ -78,7 +82,7 @@ __all__ = [
 
 
 def prepare(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     *,
     model: str | None = None,
@@ -102,6 +106,7 @@ def prepare(
     truncate_documents: bool = True,
     conversion_limits: ConversionLimits | None = None,
     unsupported: UnsupportedStrategy = "raise",
+    accept: Iterable[str] | None = None,
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -117,6 +122,12 @@ def prepare(
     block and the limit (``docs/isolation.md``), and the caller's process lives. With
     ``unsupported="drop"`` a block the provider takes in no form (audio for Anthropic) is removed
     and reported (`PrepareReport.dropped`) instead of raising.
+
+    ``messages`` are taken as every entry point takes them (a string, ``(role, content)`` pairs,
+    dicts...). ``accept`` (kinds such as ``"image"`` or MIME types such as ``"application/pdf"``,
+    ``"image/*"``) refuses every other block with `NotAcceptedError` before anything is decoded.
+    Without ``model``, the provider's most restrictive current model is assumed where its models
+    differ (OpenAI Chat: a model without audio input; Bedrock: Claude), and the report says so.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -142,12 +153,13 @@ def prepare(
         truncate_documents=truncate_documents,
         conversion_limits=conversion_limits,
         unsupported=unsupported,
+        accept=accept,
     )
     return prepared
 
 
 def prepare_with_report(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     *,
     model: str | None = None,
@@ -171,9 +183,12 @@ def prepare_with_report(
     truncate_documents: bool = True,
     conversion_limits: ConversionLimits | None = None,
     unsupported: UnsupportedStrategy = "raise",
+    accept: Iterable[str] | None = None,
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
-    limits = limits_for(provider, model)
+    listed = as_messages(messages, "prepare")
+    limits, assumed = _limits(provider, model)
+    check_accepted(list(_find_media(listed)), accept)
     options = PrepareOptions(
         optimal_size=optimal_size,
         strip_metadata=strip_metadata,
@@ -196,7 +211,20 @@ def prepare_with_report(
         conversion_limits=conversion_limits,
         unsupported=unsupported,
     )
-    return walk(_Preparation(limits, options), list(messages))
+    prepared, report = walk(_Preparation(limits, options), listed)
+    if assumed is not None:
+        report = assumed_in(report, assumed)
+    return prepared, report
+
+
+def _limits(provider: str, model: str | None) -> tuple[ProviderLimits, str | None]:
+    """The limits to fit to, and the model assumed when none was given (None: not assumed)."""
+    if model is not None:
+        return limits_for(provider, model), None
+    assumed = provider_entry(provider).assumed_model()
+    if assumed is None:
+        return limits_for(provider), None
+    return limits_for(provider, assumed), assumed
 
 
 def prepare_block(

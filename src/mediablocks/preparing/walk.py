@@ -19,7 +19,7 @@ from .documents import fit_document
 from .images import _BrokenImageError, fit_image_slot, plan_image_shares, share_image_bytes
 from .report import BlockReport, PrepareReport
 from .slots import _find_media, _kind, _rebuild, _Slot
-from .state import _needed, _Preparation, _probe, _reason
+from .state import _needed, _Preparation, _probe
 from .totals import check_totals
 
 
@@ -98,7 +98,9 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
                 hint = " (read_urls=True lets prepare fetch it and send frames)"
             elif kind == "document" and isinstance(block.source, URLSource):
                 hint = " (read_urls=True lets prepare fetch it and send page images or text)"
-            run.problems.append(f"{slot.where}: {run.limits.provider} takes no {kind} input{hint}")
+            run.problem(
+                slot, "unsupported_kind", f"{run.limits.provider} takes no {kind} input{hint}"
+            )
         return
     try:
         data = block.read(run.options.policy)
@@ -113,10 +115,12 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             fit_document(run, slot, data)
         if kind != "image":
             _verify(run, slot, data)
-    except (ImageBombError, _BrokenImageError):
+    except (ImageBombError, _BrokenImageError) as exc:
+        if exc.block is None:
+            exc.block = block
         raise
     except MediaBlocksError as exc:
-        run.problems.append(f"{slot.where}: {_reason(exc, block)}")
+        run.problem_from(slot, exc)
 
 
 def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
