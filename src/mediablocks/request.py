@@ -28,6 +28,7 @@ from .errors import DecodeError, InvalidOptionError
 from .media import MediaBlock
 from .message_input import MessagesLike, as_messages
 from .messages import AssistantMessage, Message
+from .providers._model_media import check_model_media
 from .providers._options import EncodeOptions
 from .providers._report import EncodeReport, drop_or_raise
 from .providers.registry import canonical_provider, request_module
@@ -215,6 +216,7 @@ def _encode_request(
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
     module = request_module(provider)
+    check_model_media(request.messages, provider, request.model)
     fields: dict[str, Any] = {
         "target": target,
         "tools": request.tools or None,

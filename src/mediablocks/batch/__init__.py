@@ -29,13 +29,19 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
-from ..errors import DecodeError, InvalidOptionError, UnsupportedSettingError
+from ..errors import (
+    DecodeError,
+    InvalidOptionError,
+    UnsupportedBlockError,
+    UnsupportedSettingError,
+)
 from ..message_input import ROLES
 from ..messages import Message, normalize_role
 from ..providers import EncodeOptions, MediaSink, canonical_provider, merge_fields, translator
 from ..providers import _as_messages as as_messages
 from ..providers._fields import add_request_fields
 from ..providers._json import write_json
+from ..providers._model_media import check_model_media
 from ..providers.registry import request_module
 from ..settings import Settings
 from ._output import BatchOutput
@@ -137,9 +143,14 @@ def batch_line(
     if name == "bedrock" and bedrock_format == "anthropic":
         name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
     encoder, _ = translator(name)
-    encoded = encoder(messages, chosen)
     where = f"batch request {index} ({custom_id!r})"
     verbatim = {**(fields or {}), **own}
+    model = verbatim.get("model", getattr(request, "model", None))
+    try:
+        check_model_media(messages, name, model)
+    except UnsupportedBlockError as exc:
+        raise UnsupportedBlockError(f"{where}: {exc}", block=exc.block) from None
+    encoded = encoder(messages, chosen)
     clashes = sorted(set(verbatim) & set(encoded))
     if clashes:
         raise InvalidOptionError(

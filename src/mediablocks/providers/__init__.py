@@ -35,6 +35,7 @@ from ..usage import Prices
 from . import _sniff, _typed
 from ._common import as_dict, malformed_field, wrong_typed_field
 from ._json import write_json
+from ._model_media import check_model_media
 from ._options import (
     ALIASES,
     PROVIDERS,
@@ -525,7 +526,9 @@ def encode_json(
         options = None
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
-    encoded = _encode_with(messages, provider, chosen)
+    listed = _as_messages(messages, "encode_json")
+    check_model_media(listed, provider, fields.get("model"))
+    encoded = _encode_with(listed, provider, chosen)
     clashes = sorted(set(fields) & set(encoded))
     if clashes:
         raise InvalidOptionError(
@@ -534,5 +537,5 @@ def encode_json(
     try:
         return write_json({**fields, **encoded}, sink, chosen.policy)
     except UnicodeError:
-        check_text(_as_messages(messages))  # names the message and block with a lone surrogate
+        check_text(listed)  # names the message and block with a lone surrogate
         raise
