@@ -255,7 +255,7 @@ class _Encoder:
         synthetic = bool(block.for_provider(PROVIDER).get(_SYNTHETIC_ID))
         self.calls[block.id] = (block.name, synthetic)
         call: dict[str, Any] = {"name": block.name, "args": args}
-        if not synthetic:
+        if not synthetic and block.id:  # Gemini matches by name: an empty id is left out
             call["id"] = block.id
         return self._finish(block, {"function_call": call})
 
@@ -277,7 +277,7 @@ class _Encoder:
         stored = block.for_provider(PROVIDER)
         response: dict[str, Any] = {"name": name, "response": _response_object(block)}
         synthetic = stored.get(_SYNTHETIC_ID) or (known is not None and known[1])
-        if not synthetic:
+        if not synthetic and block.tool_call_id:
             response["id"] = block.tool_call_id
         inner: list[dict[str, Any]] = []
         moved: list[_Media] = []
