@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import TESTDATA, make_png
 
 import mediablocks as mb
-from tests.conftest import TESTDATA, make_png
 
 WAV = (TESTDATA / "audio" / "pcm16.wav").read_bytes()
 
