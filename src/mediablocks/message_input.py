@@ -75,7 +75,8 @@ def as_messages(value: object, where: str = "messages") -> list[Message]:
         return [message_of(value, where, None)]
     if isinstance(value, (bytes, bytearray, memoryview)):
         raise DecodeError(
-            f"{where}: bytes are not messages (mb.load_messages reads a stored JSON history)"
+            f"{where}: expected messages, not a {type(value).__name__} (mb.load_messages reads "
+            "a stored JSON history)"
         )
     if isinstance(value, BaseModel) or not isinstance(value, Iterable):
         raise DecodeError(f"{where}: expected messages, not a {type(value).__name__} ({_SHAPES})")

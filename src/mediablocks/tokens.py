@@ -243,15 +243,14 @@ def estimate_tokens(
     Nothing is fetched and no pixel is decoded: sizes, durations and page counts come from
     headers (`mediablocks.probing.probe`).
     """
-    from .message_input import as_messages, message_of
+    from .message_input import as_messages, is_role_pair, message_of
 
     name = canonical_provider(provider)
     items: Any = block_or_messages
     if isinstance(items, BlockBase):
         return _block_tokens(items, name, model)
-    if isinstance(items, (str, bytes, bytearray, memoryview, Mapping, BaseModel)) or not isinstance(
-        items, Iterable
-    ):
+    single = isinstance(items, (str, bytes, bytearray, memoryview, Mapping, BaseModel))
+    if single or is_role_pair(items) or not isinstance(items, Iterable):
         items = as_messages(items, "estimate_tokens")  # one message-like value, or refused
     total = 0
     for index, item in enumerate(items):

@@ -137,11 +137,25 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
 
 def _as_messages(messages: Any, where: str = "encode") -> list[Message]:
     """A list of messages from anything message-like (`mediablocks.message_input`), each
-    tool call's arguments checked to be JSON."""
+    tool call's arguments checked to be JSON, and no block a dict left unread."""
     out = as_messages(messages, where)
     for index, item in enumerate(out):
         _check_tool_args(index, item)
+        _check_unread(index, item)
     return out
+
+
+def _check_unread(index: int, message: Message) -> None:
+    """A block dict mediablocks could not read is kept as ``RawBlock(provider="unknown")`` (the
+    history utilities keep it); no provider takes it, so encoding says what it was."""
+    for position, block in enumerate(getattr(message, "content", ())):
+        if isinstance(block, RawBlock) and block.provider == "unknown":
+            kind = block.data.get("type")
+            raise DecodeError(
+                f"message {index}, block {position} is not a mediablocks block (type {kind!r}); "
+                "to read a provider's own format use mb.decode(payload, provider)",
+                block=block,
+            )
 
 
 def _check_tool_args(index: int, message: Message) -> None:
