@@ -10,10 +10,11 @@ import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar, Union, overload
 
-from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ._base import BlockBase
-from ._frozen import EMPTY, freeze_mapping
+from ._frozen import EMPTY, EMPTY_LIST, FROZEN
+from ._loading import freeze_loaded
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 
@@ -55,7 +56,7 @@ class TextBlock(BlockBase):
 
     type: Literal["text"] = "text"
     text: str
-    annotations: list[dict[str, Any]] = []
+    annotations: Annotated[list[dict[str, Any]], FROZEN] = Field(default_factory=lambda: EMPTY_LIST)
 
 
 class ThinkingBlock(BlockBase):
@@ -84,7 +85,8 @@ class ToolCallBlock(BlockBase):
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
-    args: dict[str, Any] = {}
+    args: Annotated[dict[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The arguments, read-only all the way down (``{**call.args, key: value}`` to change)."""
     raw_args: str | None = None
 
     @property
@@ -98,7 +100,7 @@ class RawBlock(BlockBase):
 
     type: Literal["raw"] = "raw"
     provider: str
-    data: dict[str, Any]
+    data: Annotated[dict[str, Any], FROZEN]
 
 
 ContentBlock = Annotated[
@@ -117,10 +119,11 @@ class ToolResultBlock(BlockBase):
 
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
-    content: str | list[ContentBlock] = ""
+    content: Annotated[str | list[ContentBlock], FROZEN] = ""
+    """Text, or a read-only list of blocks."""
     is_error: bool = False
     name: str | None = None
-    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
 
     @field_validator("content", mode="before")
     @classmethod
@@ -178,7 +181,9 @@ def parse_block(data: Any) -> Block:
     """A block from a dict (or JSON text) in mediablocks' own format; `DecodeError` if invalid."""
     try:
         if isinstance(data, (str, bytes)):
-            return _block_adapter().validate_json(data)
+            block = _block_adapter().validate_json(data)
+            freeze_loaded(block, "block")
+            return block
         return _block_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid block: {summarize_validation_error(exc)}") from None

@@ -16,10 +16,10 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from pydantic import AfterValidator, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from ._base import BlockBase
-from ._frozen import EMPTY, freeze_mapping
+from ._frozen import EMPTY, FROZEN
 from .datauri import (
     b64decode,
     data_uri_prefix,
@@ -93,7 +93,7 @@ class MediaBlock(BlockBase):
     declared_mime: str | None = None
     filename: str | None = None
     strict: bool = False
-    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
 
     _mime: str | None = PrivateAttr(default=None)

@@ -41,7 +41,14 @@ from pydantic_core import PydanticSerializationError, core_schema
 
 from ._checks import check_count
 from ._depth import check_depth, loads
-from ._frozen import EMPTY, EMPTY_BLOCKS, freeze_blocks, freeze_mapping
+from ._frozen import (
+    EMPTY,
+    EMPTY_BLOCKS,
+    FROZEN,
+    freeze_blocks,
+    freeze_json,
+    refreeze,
+)
 from ._loading import load_json_messages
 from ._unicode import check_text
 from .blocks import (
@@ -199,7 +206,7 @@ class _MessageBase(BaseModel):
         EMPTY_BLOCKS
     )
     """The blocks, a tuple: a frozen message cannot change in place (see `with_content`)."""
-    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """The application's own notes, read-only (a `FrozenDict`); never sent to a model."""
 
     text: ClassVar[_TextAccessor] = _TextAccessor()
@@ -220,16 +227,19 @@ class _MessageBase(BaseModel):
         added = _blocks_adapter().validate_python(_as_blocks(list(items)))
         return self.model_copy(update={"content": [*self.content, *added]})
 
+    def __deepcopy__(self: _MessageT, memo: dict[int, Any] | None = None) -> _MessageT:
+        copied = refreeze(super().__deepcopy__(memo))
+        copied.__dict__["content"] = freeze_blocks(copied.__dict__["content"])
+        return copied  # type: ignore[no-any-return]
+
     def model_copy(
         self: _MessageT, *, update: Mapping[str, Any] | None = None, deep: bool = False
     ) -> _MessageT:
         """A copy with ``update`` applied; content stays a tuple and metadata read-only."""
         if update:
-            update = dict(update)
+            update = {key: freeze_json(value) for key, value in update.items()}
             if "content" in update:
                 update["content"] = freeze_blocks(_as_blocks(update["content"]))
-            if "metadata" in update:
-                update["metadata"] = freeze_mapping(update["metadata"])
         return super().model_copy(update=update, deep=deep)
 
 
@@ -447,7 +457,8 @@ class CustomMessage(_MessageBase):
 
     role: Annotated[Literal["custom"], _CANONICAL_ROLE] = "custom"
     custom_type: str
-    data: dict[str, Any] = {}
+    data: Annotated[dict[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The application's record, read-only all the way down."""
 
 
 class BranchSummaryMessage(_MessageBase):
