@@ -32,6 +32,7 @@ from .errors import DecodeError, InvalidSourceError, MediaTypeError
 from .fetching.policy import FetchPolicy
 from .mime import HEADER_WINDOW, detect_mime, mime_kind, normalize_mime
 from .mime._declared import _DEFINITE, _KIND_TWINS, _WEAK_DETECTIONS, _is_text_like, _same_media
+from .mime.encodings import declared_text, is_text_type
 from .sources import (
     Base64Source,
     BytesSource,
@@ -381,7 +382,7 @@ class MediaBlock(BlockBase):
             raise MediaTypeError(f"{self.describe()}: holds no bytes")
         detected = detect_mime(header)
         if detected is None:
-            mime = self._undetected(declared)
+            mime = self._undetected(declared, header)
         elif declared is None or _same_media(declared, detected):
             mime = declared if declared and self._prefer_declared(declared, detected) else detected
         elif detected in _WEAK_DETECTIONS and _is_text_like(declared):
@@ -405,15 +406,29 @@ class MediaBlock(BlockBase):
             return declared.startswith(self.accepts)
         return declared == detected
 
-    def _undetected(self, declared: str | None) -> str:
+    def _undetected(self, declared: str | None, header: bytes | memoryview) -> str:
         if declared is None:
             hint = self.source.content_type_hint
             if hint:
-                return normalize_mime(hint)
+                hinted = normalize_mime(hint)
+                if is_text_type(hinted) and not _is_text(header):
+                    return "application/octet-stream"  # a .txt name on bytes that are not text
+                return hinted
             return "application/octet-stream"
         if declared in _DEFINITE:
             raise MediaTypeError(f"{self.describe()}: declared {declared} but the bytes are not")
+        if is_text_type(declared) and not _is_text(header):
+            raise MediaTypeError(
+                f"{self.describe()}: declared {declared} but the bytes are not text (in UTF-8, "
+                "UTF-16, UTF-32 or Windows-1252)"
+            )
         return declared
+
+
+def _is_text(header: bytes | memoryview) -> bool:
+    """Whether a header (the whole data, or its first `HEADER_WINDOW` bytes) is text."""
+    data = bytes(header)
+    return declared_text(data, truncated=len(data) >= HEADER_WINDOW) is not None
 
 
 class ImageBlock(MediaBlock):

@@ -166,8 +166,8 @@ def test_render_options_are_checked() -> None:
     [
         ("utf8.txt", "utf-8"),
         ("utf8-bom.txt", "utf-8-sig"),
-        ("utf16le-bom.txt", "utf-16"),
-        ("utf16be-bom.txt", "utf-16"),
+        ("utf16le-bom.txt", "utf-16-le"),
+        ("utf16be-bom.txt", "utf-16-be"),
         ("utf16le-nobom.txt", "utf-16-le"),
     ],
 )
