@@ -17,7 +17,7 @@ from typing import Any, Literal, overload
 
 from .._depth import check_depth, loads
 from .._unicode import check_text
-from ..blocks import RawBlock, ToolCallBlock
+from ..blocks import RawBlock, ToolCallBlock, ToolResultBlock
 from ..errors import (
     DecodeError,
     MediaBlocksError,
@@ -26,8 +26,10 @@ from ..errors import (
 )
 from ..fetching.policy import FetchPolicy
 from ..history.validation import check_sendable
+from ..media import FileBlock
 from ..message_input import MessagesLike, as_messages
 from ..messages import AssistantMessage, Message
+from ..mime.encodings import is_text_type, text_encoding
 from ..settings import Settings
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..tools import Tool
@@ -142,7 +144,27 @@ def _as_messages(messages: Any, where: str = "encode") -> list[Message]:
     for index, item in enumerate(out):
         _check_tool_args(index, item)
         _check_unread(index, item)
+        _check_text_encoding(index, item)
     return out
+
+
+def _check_text_encoding(index: int, message: Message) -> None:
+    """Text documents held in memory must be UTF-8, as every provider reads them: UTF-16 or
+    UTF-32 without a byte-order mark is valid UTF-8 full of NULs and would arrive as garbage."""
+    for position, block in enumerate(getattr(message, "content", ())):
+        inner = block.content if isinstance(block, ToolResultBlock) else [block]
+        for item in () if isinstance(inner, str) else inner:
+            if not (isinstance(item, FileBlock) and item.loaded and is_text_type(item.mime_type)):
+                continue
+            encoding = text_encoding(item.read())
+            if encoding in ("utf-8", "utf-8-sig"):
+                continue
+            found = f"{encoding} text" if encoding else "not text in any encoding"
+            raise UnsupportedBlockError(
+                f"message {index}, block {position}: {item.describe()} is {found}, not UTF-8 "
+                "as providers read text; mb.prepare converts it",
+                block=item,
+            )
 
 
 def _check_unread(index: int, message: Message) -> None:
