@@ -78,7 +78,8 @@ class ThinkingBlock(BlockBase):
 class ToolCallBlock(BlockBase):
     """A call the model made to a tool.
 
-    ``args`` is the parsed argument object. When the model sent arguments that are not valid JSON,
+    ``kind`` and ``metadata`` are the application's (never sent to a model). ``args`` is the
+    parsed argument object. When the model sent arguments that are not valid JSON,
     ``args`` is empty and ``raw_args`` keeps the text verbatim, so nothing is lost or invented.
     """
 
@@ -88,6 +89,11 @@ class ToolCallBlock(BlockBase):
     args: Annotated[dict[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """The arguments, read-only all the way down (``{**call.args, key: value}`` to change)."""
     raw_args: str | None = None
+    kind: str | None = None
+    """The application's own label for the call (``"function"``, ``"mcp"``, ``"approval"``...:
+    the ``kind`` other agent libraries keep on a tool call); kept in histories, never sent."""
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The application's notes on the call (timings, who approved it), read-only; never sent."""
 
     @property
     def args_valid(self) -> bool:

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Mapping
 from io import BytesIO
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, PrivateAttr, field_validator
@@ -498,6 +498,11 @@ _CLASS_BY_KIND: dict[str, type[MediaBlock]] = {
 }
 
 
+AnyMediaBlock = Union["ImageBlock", "AudioBlock", "VideoBlock", "FileBlock"]
+"""What `media_block` returns: one of the four media classes (each a member of `mb.Block`, so
+``blocks: list[mb.Block] = [mb.media_block(data)]`` type-checks)."""
+
+
 def _class_for(mime: str | None) -> type[MediaBlock]:
     return _CLASS_BY_KIND[mime_kind(mime)] if mime else FileBlock
 
@@ -508,7 +513,7 @@ def media_block(
     *,
     filename: str | None = None,
     strict: bool = False,
-) -> MediaBlock:
+) -> AnyMediaBlock:
     """A media block of the right class for any source, chosen from the detected type.
 
     ``source`` may be a `MediaBlock` (returned as is), bytes, a Pillow image, an ``os.PathLike``,
@@ -519,6 +524,13 @@ def media_block(
     read to pick the class; for a URL the class comes from ``mime_type`` or the URL's extension,
     since nothing is fetched here.
     """
+    block = _media_block(source, mime_type, filename=filename, strict=strict)
+    return cast(AnyMediaBlock, block)  # every MediaBlock is one of the four classes
+
+
+def _media_block(
+    source: Any, mime_type: str | None, *, filename: str | None, strict: bool
+) -> MediaBlock:
     if isinstance(source, MediaBlock):
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
