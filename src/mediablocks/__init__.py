@@ -65,6 +65,7 @@ from .history import (
     regroup_messages,
     trim_messages,
 )
+from .history.lengths import LengthLimits, length_limits, set_length_limits
 from .history.parsing import parse_blocks
 from .history.storage import load_history, media_summary, redacted, save_history
 from .history.validation import Problem, ensure_valid, validate
@@ -162,6 +163,7 @@ __all__ = [
     "InvalidOptionError",
     "InvalidSourceError",
     "InvalidTextError",
+    "LengthLimits",
     "MediaBlock",
     "MediaBlocksError",
     "MediaInfo",
@@ -222,6 +224,7 @@ __all__ = [
     "from_stream",
     "harness_resume",
     "image_tokens",
+    "length_limits",
     "limits_for",
     "load_history",
     "load_messages",
@@ -248,6 +251,7 @@ __all__ = [
     "regroup_messages",
     "sanitize_filename",
     "save_history",
+    "set_length_limits",
     "tool_result_turn",
     "trim_messages",
     "unregister_signature",

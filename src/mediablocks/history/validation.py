@@ -25,6 +25,7 @@ from .._unicode import surrogate_in, surrogate_note
 from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..errors import HistoryError, UnsupportedBlockError
 from ..messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
+from .lengths import NO_CAPS, LengthLimits, caps_for
 
 if TYPE_CHECKING:
     from ..tools import Tool
@@ -53,13 +54,8 @@ _RESULTS_RIGHT_AFTER = frozenset({"openai-chat", "mistral"})
 _ASSISTANT_AFTER_RESULTS = frozenset({"mistral"})
 # Wire formats that match results to calls by name, not id: an empty id is not sent.
 _IDS_OPTIONAL = frozenset({"gemini", "ollama"})
-# The longest string each wire format takes in one text, tool result or thinking field, in
-# characters. OpenAI: "string too long. Expected a string with maximum length 10485760" (the
-# OpenAPI spec's ``maxLength: 10485760`` on message content and function_call_output.output).
-_MAX_STRING = {"openai-chat": 10_485_760, "openai-responses": 10_485_760}
-# The longest tool call id: OpenAI Responses ``call_id`` (maxLength 64 in the OpenAPI spec) and
-# Bedrock Converse ``toolUseId`` (1-64 characters, ``[a-zA-Z0-9_-]+``, AWS API reference).
-_MAX_CALL_ID = {"openai-responses": 64, "bedrock": 64}
+# The longest string and call id each provider takes: `mediablocks.history.lengths` (documented
+# defaults, configurable per provider with `set_length_limits`).
 
 
 def _is_results(message: Message) -> bool:
@@ -118,6 +114,7 @@ def validate(
     messages = as_messages(messages, "validate")
     canonical = _canonical(provider)
     wire = _wire(canonical)
+    caps = caps_for(canonical, wire)
     known = None if tools is None else {t if isinstance(t, str) else t.name for t in tools}
     problems: list[Problem] = []
     calls: dict[str, int] = {}
@@ -139,7 +136,7 @@ def validate(
         if not message.content and not (is_last and isinstance(message, AssistantMessage)):
             problems.append(Problem(index, -1, "empty-message", f"{message.role} message is empty"))
         for block_index, block in enumerate(message.content):
-            problems.extend(_block_rules(block, index, block_index, wire, known))
+            problems.extend(_block_rules(block, index, block_index, wire, known, caps=caps))
             if canonical == HARNESS:
                 problems.extend(_harness_rules(block, index, block_index))
             if isinstance(block, TextBlock) and not block.text.strip():
@@ -288,9 +285,11 @@ _STRICT_CODES = frozenset(
 def check_sendable(messages: Sequence[Message], provider: str) -> None:
     """Raise `UnsupportedBlockError` for what ``provider``'s API refuses outright (an empty tool
     call id or name, an id or a string past its documented length): called by `encode`."""
-    wire = _wire(_canonical(provider))
-    max_string = _MAX_STRING.get(wire or "", sys.maxsize)
-    max_id = _MAX_CALL_ID.get(wire or "", sys.maxsize)
+    canonical = _canonical(provider)
+    wire = _wire(canonical)
+    caps = caps_for(canonical, wire)
+    max_string = caps.max_string or sys.maxsize
+    max_id = caps.max_call_id or sys.maxsize
     ids_needed = wire not in _IDS_OPTIONAL
     # Every encode pays this loop, so it only reads lengths, dispatched on the type tag (faster
     # than isinstance on pydantic models); the full rules run only once something fails.
@@ -315,14 +314,17 @@ def check_sendable(messages: Sequence[Message], provider: str) -> None:
             else:
                 continue
             if bad:
-                _raise_first(messages, provider, wire)
+                _raise_first(messages, provider, wire, caps)
 
 
-def _raise_first(messages: Sequence[Message], provider: str, wire: str | None) -> None:
+def _raise_first(
+    messages: Sequence[Message], provider: str, wire: str | None, caps: LengthLimits
+) -> None:
     """Raise for the first block breaking a rule `check_sendable` enforces, by position."""
     for index, message in enumerate(messages):
         for position, block in enumerate(message.content):
-            for problem in _block_rules(block, index, position, wire, None, deep=False):
+            rules = _block_rules(block, index, position, wire, None, deep=False, caps=caps)
+            for problem in rules:
                 if problem.code in _STRICT_CODES:
                     raise UnsupportedBlockError(f"{provider}: {problem}")
 
@@ -335,6 +337,7 @@ def _block_rules(
     known: set[str] | None,
     *,
     deep: bool = True,
+    caps: LengthLimits = NO_CAPS,
 ) -> list[Problem]:
     """The rules on one block alone: tool ids and names, the tools given, string lengths."""
     found: list[Problem] = []
@@ -364,7 +367,7 @@ def _block_rules(
             found.append(
                 Problem(index, position, "empty-tool-call-id", f"{what} has an empty call id")
             )
-        limit = _MAX_CALL_ID.get(wire)
+        limit = caps.max_call_id
         if limit is not None and len(call_id) > limit:
             found.append(
                 Problem(
@@ -381,7 +384,7 @@ def _block_rules(
     bad = surrogate_in(block if deep else text)
     if bad is not None:
         found.append(Problem(index, position, "invalid-unicode", surrogate_note(bad)))
-    limit = _MAX_STRING.get(wire or "")
+    limit = caps.max_string
     if limit is not None and text is not None and len(text) > limit:
         found.append(
             Problem(
