@@ -40,10 +40,10 @@ from .sources import FileIdSource, URLSource
 
 if TYPE_CHECKING:
     from .blocks import Block
-    from .message_input import MessageLike, MessagesLike
+    from .message_input import MessageLike
 
 TokenCounted = Union[
-    "Block", MediaBlock, "MessagesLike", Sequence[Union["Block", MediaBlock, "MessageLike"]]
+    "Block", MediaBlock, "MessageLike", Iterable[Union["Block", MediaBlock, "MessageLike"]]
 ]
 """What `estimate_tokens` counts: a block, messages as every entry point takes them
 (`mediablocks.message_input`), or a list mixing blocks and messages."""
