@@ -79,6 +79,7 @@ from .media import (
     media_block,
     sanitize_filename,
 )
+from .message_input import dump_messages, load_messages
 from .messages import (
     AssistantMessage,
     BranchSummaryMessage,
@@ -91,8 +92,6 @@ from .messages import (
     ToolMessage,
     Usage,
     UserMessage,
-    dump_messages,
-    load_messages,
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
 from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report

@@ -26,6 +26,7 @@ from typing import Any, TypeAlias, Union
 
 from pydantic import BaseModel, ValidationError
 
+from . import messages as _stored
 from ._depth import check_depth
 from .errors import DecodeError
 from .messages import (
@@ -41,7 +42,9 @@ __all__ = [
     "MessageLike",
     "MessagesLike",
     "as_messages",
+    "dump_messages",
     "is_role_pair",
+    "load_messages",
     "message_from_dict",
     "message_of",
 ]
@@ -152,3 +155,32 @@ def message_from_dict(data: Mapping[str, Any], where: str = "message") -> Messag
 
 
 _SHAPES = "a string, a (role, content) pair, a message or its dict, or a list of them"
+
+
+def dump_messages(messages: MessagesLike, *, indent: int | None = None) -> str:
+    """A versioned JSON document holding the messages, media bytes inline as base64.
+
+    Takes messages as every entry point does (a string, a ``(role, content)`` pair, dicts...),
+    and writes only what `load_messages` reads back: anything that cannot be written so raises
+    (`InvalidTextError` for a lone surrogate, `DecodeError` for a value that is not JSON, naming
+    the message), and nothing is written half.
+    """
+    return _stored.dump_messages(as_messages(messages, "dump_messages"), indent=indent)
+
+
+def load_messages(data: str | bytes | bytearray | MessagesLike) -> list[Message]:
+    """Messages from `dump_messages` output (or a bare JSON list of messages).
+
+    Text or bytes are the JSON document; a dict is the parsed document (or one message in
+    mediablocks' JSON form); anything else is messages as every entry point takes them (a list of
+    dicts, messages, strings or ``(role, content)`` pairs; one message; one pair). Raises
+    `DecodeError` for anything that is not a message document, or a version newer than this
+    library understands.
+    """
+    if isinstance(data, (str, bytes, bytearray)):
+        return _stored.load_messages(data)
+    if isinstance(data, dict) and ("format" in data or "role" not in data):
+        return _stored.load_messages(data)
+    if isinstance(data, list) and all(type(item) is dict for item in data):
+        return _stored.load_messages(data)
+    return as_messages(data, "load_messages")

@@ -67,9 +67,6 @@ from .media import AudioBlock, ImageBlock, MediaBlock, media_block
 from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage
 
-if TYPE_CHECKING:
-    from .message_input import MessagesLike
-
 __all__ = [
     "FORMAT_VERSION",
     "AssistantMessage",
@@ -573,19 +570,17 @@ def _stored_messages_adapter() -> TypeAdapter[list[Message]]:
 _FORMAT_NAME = "mediablocks.messages"
 
 
-def dump_messages(messages: MessagesLike, *, indent: int | None = None) -> str:
+def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> str:
     """A versioned JSON document holding the messages, media bytes inline as base64.
 
-    Takes messages as every entry point does (a string, a ``(role, content)`` pair, dicts...: see
-    `mediablocks.message_input`), and writes only what `load_messages` reads back: anything that
-    cannot be written so raises (`InvalidTextError` for a lone surrogate, `DecodeError` for a
-    value that is not JSON, naming the message), and nothing is written half.
+    Writes only what `load_messages` reads back: anything that cannot be written so raises
+    (`InvalidTextError` for a lone surrogate, `DecodeError` for a value that is not JSON or an item
+    that is not a message, naming the message), and nothing is written half. ``mb.dump_messages``
+    first reads message-like input (`mediablocks.message_input`); this one takes messages.
     """
-    from .message_input import as_messages
-
     if indent is not None:
         check_count("dump_messages", "indent", indent)
-    listed = as_messages(messages, "dump_messages")
+    listed = list(messages)
     try:
         body = (
             _messages_adapter().dump_json(listed, indent=indent, warnings="error").decode("utf-8")
@@ -610,22 +605,18 @@ def _unwritable(messages: list[Message]) -> str:
     return "a message"
 
 
-def load_messages(data: str | bytes | bytearray | MessagesLike) -> list[Message]:
+def load_messages(data: str | bytes | bytearray | dict[str, Any] | list[Any]) -> list[Message]:
     """Messages from `dump_messages` output (or a bare JSON list of messages).
 
-    Text or bytes are the JSON document. A dict is the parsed document (or one message in
-    mediablocks' JSON form); anything else is messages as every entry point takes them (a list
-    of dicts, messages, strings or ``(role, content)`` pairs; one message; one pair). Raises
-    `DecodeError` for anything that is not a message document, or a version newer than this
-    library understands.
+    Text or bytes are the JSON document; a dict the parsed document (or one message in
+    mediablocks' JSON form); a list the messages as dicts. Raises `DecodeError` for anything that
+    is not a message document, or a version newer than this library understands.
+    ``mb.load_messages`` also takes Python messages in every shape `mediablocks.message_input`
+    reads.
     """
     document: Any = data
     if isinstance(data, bytearray):
         data = bytes(data)
-    if not isinstance(data, (str, bytes, dict, list)):
-        from .message_input import as_messages  # one message, a (role, content) pair...
-
-        return as_messages(data, "load_messages")
     if isinstance(data, (str, bytes)):
         loaded = load_json_messages(
             data, _StoredMessage, _stored_messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
@@ -651,15 +642,11 @@ def load_messages(data: str | bytes | bytearray | MessagesLike) -> list[Message]
         document = document.get("messages")
     if not isinstance(document, list):
         raise DecodeError("a message history must be a JSON list of messages")
-    if all(type(item) is dict for item in document):
-        try:
-            return _messages_adapter().validate_python(document)
-        except ValidationError as exc:
-            place = exc.errors()[0]["loc"][:1]
-            where = f"message {place[0]} is not a valid message: " if place else ""
-            raise DecodeError(
-                f"invalid message history: {where}{summarize_validation_error(exc)}"
-            ) from None
-    from .message_input import as_messages
-
-    return as_messages(document, "load_messages")
+    try:
+        return _messages_adapter().validate_python(document)
+    except ValidationError as exc:
+        place = exc.errors()[0]["loc"][:1]
+        where = f"message {place[0]} is not a valid message: " if place else ""
+        raise DecodeError(
+            f"invalid message history: {where}{summarize_validation_error(exc)}"
+        ) from None

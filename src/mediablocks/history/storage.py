@@ -23,8 +23,8 @@ from ..blocks import Block, ToolResultBlock
 from ..datauri import b64decode, b64encode
 from ..errors import DecodeError, SourceError
 from ..media import MediaBlock
-from ..message_input import MessagesLike, as_messages
-from ..messages import Message, dump_messages, load_messages
+from ..message_input import MessagesLike, as_messages, dump_messages, load_messages
+from ..messages import Message
 from ..mime import detect_mime
 from ..sources import PathSource
 
