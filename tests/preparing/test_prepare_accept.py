@@ -189,3 +189,26 @@ def test_the_report_says_which_model_was_assumed() -> None:
     assert "(gpt-4.1, assumed)" in str(report)
     _, gemini = mb.prepare_with_report([message], "gemini")  # every Gemini model takes the same
     assert (gemini.model, gemini.model_assumed) == (None, False)
+
+
+# -- a phone photo for Claude ---------------------------------------------------------------------
+
+
+def test_a_phone_photo_goes_to_claude_at_the_size_claude_uses() -> None:
+    """Claude scales images to about 1.15 megapixels (1568 px long edge) itself: sending 12 MP
+    costs bytes for no more of the picture. By default prepare sends the optimal size."""
+    from PIL import Image
+
+    from tests.conftest import image_bytes
+
+    photo = image_bytes("JPEG", (4032, 3024), "teal")
+    [message], report = mb.prepare_with_report([("user", [mb.media_block(photo)])], "anthropic")
+    with Image.open(io.BytesIO(message.content[0].read())) as sent:
+        assert max(sent.size) <= 1568
+        assert sent.width * sent.height <= 1_150_000
+    assert any(change.kind == "resized" for change in report.blocks[0].changes)
+    tokens_sent = mb.estimate_tokens(message, "anthropic")
+    tokens_full = mb.estimate_tokens(mb.media_block(photo), "anthropic")
+    assert tokens_sent == pytest.approx(tokens_full, rel=0.05)  # the same picture to the model
+    [full] = mb.prepare([("user", [mb.media_block(photo)])], "anthropic", optimal_size=False)
+    assert len(full.content[0].read()) > len(message.content[0].read())
