@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -213,8 +214,20 @@ _input = st.one_of(
     st.tuples(_message_like, _message_like, _message_like),
 )
 
+
+def _write_batch(messages: Any) -> list[mb.Message]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "batch.jsonl"
+        mb.write_batch([(messages, {})], "anthropic", path, model="claude-x", max_tokens=10)
+        [line] = path.read_text(encoding="utf-8").splitlines()
+    return mb.decode(json.loads(line)["params"], "anthropic")
+
+
 _PROPERTY_CALLS: dict[str, Callable[[Any], Any]] = {
     **ENTRY_POINTS,
+    "write_batch": _write_batch,
+    "save_history": lambda m: mb.load_messages(mb.save_history(m)),
+    "encode_request": lambda m: mb.encode_request(mb.Request(messages=m), "bedrock"),
     "encode anthropic": lambda m: mb.encode(m, "anthropic"),
     "encode gemini": lambda m: mb.encode(m, "gemini"),
     "validate": mb.validate,
@@ -256,7 +269,14 @@ def test_every_entry_point_gives_the_documented_result_or_a_coded_error(
         assert expected is not None or isinstance(error, mb.DecodeError)  # not messages, said so
         return
     assert expected is not None, f"{entry} took {value!r}, which is not messages"
-    if entry in ("dump/load", "Request", "normalize/regroup", "regroup_messages", "redacted"):
+    if entry in (
+        "dump/load",
+        "Request",
+        "normalize/regroup",
+        "regroup_messages",
+        "redacted",
+        "save_history",
+    ):
         assert [m.model_dump(exclude={"id", "timestamp"}) for m in result] == [
             m.model_dump(exclude={"id", "timestamp"}) for m in expected
         ]
