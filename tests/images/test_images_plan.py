@@ -77,9 +77,12 @@ def test_a_large_image_is_planned_without_being_decoded(monkeypatch: pytest.Monk
     target = ImageTarget.from_limits(limits_for("anthropic"), optimal_size=True)
     changes = plan_image(data, target)
     assert [c.kind for c in changes] == ["resized"]
-    assert decoded == []
-    fit_image(data, target)  # the real fit decodes: the check above could have failed
+    # Only the bounded check of the JPEG data ran: a decode at 1/8 scale, 1/64 of the pixels.
     assert decoded
+    assert all(width * height <= 4032 * 3024 // 60 for width, height in decoded)
+    decoded.clear()
+    fit_image(data, target)  # the real fit decodes far more: the check above could have failed
+    assert max(width * height for width, height in decoded) > 4032 * 3024 // 60
 
 
 def test_a_truncated_image_sent_as_it_is_is_refused() -> None:

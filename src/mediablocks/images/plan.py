@@ -4,8 +4,9 @@
 (decode, turn, resize, re-encode at several qualities) took half a minute. The plan reads the same
 facts `fit_image` starts from (format, size, orientation, metadata, frames: `_inspect` on an image
 opened lazily) and applies the same `_Plan`, so it names the same changes without decoding a
-pixel. An image sent as it is still has its data checked at a bounded cost (`verify_decodes`:
-JPEG at 1/8 scale, PNG by its chunks), once per call, as `fit_image` does.
+pixel. A JPEG or PNG still has its data checked at a bounded cost (`verify_decodes`: JPEG at 1/8
+scale, PNG by its chunks), since fitting would fail on a truncated one; other formats are trusted
+to their header (a HEIC is decoded whole, which is what this avoids).
 """
 
 from __future__ import annotations
@@ -58,10 +59,6 @@ def plan_image(
         with image:
             facts = _inspect(image, data)
             plan = _Plan.make(facts, target, len(data), strip_metadata)
-            if plan.nothing_to_do:
-                if verify and facts.format in ("JPEG", "MPO", "PNG"):
-                    verify_decodes(image, data, facts.format, what)
-                return ()
             if plan.format_refused and not convert:
                 from ..errors import UnsupportedBlockError
 
@@ -69,6 +66,11 @@ def plan_image(
                     f"{what}: the provider does not take {facts.mime} and convert=False"
                 )
             alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
+            if verify and facts.format in ("JPEG", "MPO", "PNG"):
+                # What fitting would decode (or send) must decode: checked at a bounded cost.
+                verify_decodes(image, data, facts.format, what)
+            if plan.nothing_to_do:
+                return ()
     changes: list[Change] = []
     if facts.frames > 1 and plan.animation_refused:
         changes.append(Change("first_frame", f"kept the first of {facts.frames} animation frames"))
