@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import mediablocks as mb
@@ -111,3 +113,26 @@ def test_block_metadata_cannot_change_in_place(png_bytes: bytes) -> None:
     with pytest.raises(TypeError):
         noted.metadata["more"] = 1  # type: ignore[index]
     assert mb.parse_block(result.model_dump_json()) == result
+
+
+def test_a_tool_calls_application_fields_are_kept_and_never_sent() -> None:
+    call = mb.ToolCallBlock(
+        id="call_1", name="zoom", args={"x": 1}, kind="approval", metadata={"by": "ana"}
+    )
+    history = [
+        mb.UserMessage.text("zoom in"),
+        mb.AssistantMessage(content=[call]),
+        mb.ToolMessage.from_result("call_1", "done", name="zoom"),
+    ]
+    [_, loaded, _] = mb.load_messages(mb.dump_messages(history))
+    assert loaded.content[0] == call
+    for provider in ("openai", "openai-responses", "anthropic", "gemini", "bedrock", "mistral"):
+        body = json.dumps(mb.encode(history, provider, target="json"))
+        assert "approval" not in body
+        assert "ana" not in body
+
+
+def test_media_block_returns_a_member_of_the_block_union(png_bytes: bytes) -> None:
+    block = mb.media_block(png_bytes)
+    blocks: list[mb.Block] = [block, mb.TextBlock(text="what is it?")]
+    assert type(blocks[0]) is mb.ImageBlock

@@ -68,10 +68,10 @@ def test_prepare_options_reach_prepare() -> None:
     buffer = io.BytesIO()
     Image.new("RGB", (3000, 200), "white").save(buffer, "PNG")
     batch = {"bytes": [buffer.getvalue()], "path": ["wide.png"]}
-    plain = encode_batch(batch, provider="anthropic", fields=FIELDS)
-    small = encode_batch(
-        batch, provider="anthropic", fields=FIELDS, prepare_options={"optimal_size": True}
+    plain = encode_batch(
+        batch, provider="anthropic", fields=FIELDS, prepare_options={"optimal_size": False}
     )
+    small = encode_batch(batch, provider="anthropic", fields=FIELDS)  # optimal by default
 
     def width(out: dict[str, Any]) -> int:
         source = json.loads(out["line"][0])["params"]["messages"][0]["content"][0]["source"]

@@ -19,6 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TYPING = ROOT / "tests" / "typing"
 PROGRAM = TYPING / "user_program.py"
+NEWCOMERS = [TYPING / f"newcomer_{name}.py" for name in ("upload", "media", "messages")]
+"""A newcomer's three programs (issue 31): an upload endpoint mapping errors by code, a photo and
+a voice note to three providers, messages in every shape the docs name."""
 
 pytestmark = pytest.mark.typecheck
 
@@ -30,6 +33,7 @@ def _pyright() -> list[str]:
 
 def test_the_user_program_type_checks_with_mypy_strict_and_pyright(tmp_path: Path) -> None:
     pytest.importorskip("mypy", reason="mypy is in the dev extra")
+    pytest.importorskip("fastapi", reason="fastapi is in the dev extra (newcomer_upload.py)")
     pytest.importorskip("mypy_boto3_bedrock_runtime", reason="boto3-stubs is in the dev extra")
     env = {**os.environ, "MYPYPATH": str(ROOT / "src")}
     mypy = subprocess.Popen(
@@ -43,6 +47,7 @@ def test_the_user_program_type_checks_with_mypy_strict_and_pyright(tmp_path: Pat
             str(tmp_path / "mypy-cache"),
             "--no-error-summary",
             str(PROGRAM),
+            *map(str, NEWCOMERS),
         ],
         cwd=ROOT,
         env=env,

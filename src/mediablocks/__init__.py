@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from .convert.limits import ConversionLimits
     from .datauri import DataURI, parse_data_uri
+    from .encoding import encode, encode_json, encode_with_report
     from .errors import (
         BlockedURLError,
         BrokenMediaError,
@@ -36,18 +37,23 @@ if TYPE_CHECKING:
         ConversionLimitError,
         ConversionTimeoutError,
         DecodeError,
+        DecompressionBombError,
         DoesNotFitError,
         DownloadTooLargeError,
         ExpiredUploadError,
         FetchError,
+        FetchStatusError,
         FetchTimeoutError,
         FileTooLargeError,
+        FitProblem,
+        HistoryError,
         ImageBombError,
         InvalidOptionError,
         InvalidSourceError,
         InvalidTextError,
         MediaBlocksError,
         MediaTypeError,
+        NotAcceptedError,
         PathNotAllowedError,
         SourceError,
         StandInError,
@@ -58,7 +64,7 @@ if TYPE_CHECKING:
         UnsupportedSettingError,
         UploadError,
     )
-    from .fetching import FetchResult, FetchStatusError, afetch, fetch
+    from .fetching import FetchResult, afetch, fetch
     from .fetching.policy import FetchPolicy, current_policy, use_policy
     from .history import (
         FlatItem,
@@ -74,11 +80,10 @@ if TYPE_CHECKING:
         trim_messages,
     )
     from .history.harness import harness_resume
-    from .history.parsing import parse_blocks
     from .history.references import view_media, view_media_tool
     from .history.session import Evicted, FittedSession, SessionReport, fit_session
     from .history.storage import load_history, media_summary, redacted, save_history
-    from .history.validation import HistoryError, Problem, ensure_valid, validate
+    from .history.validation import Problem, ensure_valid, validate
     from .integrations.auto import decode
     from .integrations.langchain import from_langchain, to_langchain
     from .integrations.mcp import afrom_mcp, from_mcp, to_mcp
@@ -93,6 +98,7 @@ if TYPE_CHECKING:
         media_block,
         sanitize_filename,
     )
+    from .message_input import dump_messages, load_messages
     from .messages import (
         AssistantMessage,
         BranchSummaryMessage,
@@ -105,8 +111,6 @@ if TYPE_CHECKING:
         ToolMessage,
         Usage,
         UserMessage,
-        dump_messages,
-        load_messages,
     )
     from .mime import (
         detect_mime,
@@ -115,12 +119,14 @@ if TYPE_CHECKING:
         register_signature,
         unregister_signature,
     )
+    from .parsing import parse_blocks
     from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
     from .probing import MediaInfo, probe, probe_bytes
-    from .providers import EncodeOptions, decode_response, encode, encode_json, encode_with_report
+    from .providers import EncodeOptions, decode_response
     from .providers._docs import capability_matrix
     from .providers._report import Dropped, EncodeReport
     from .providers.declared import register_profile, unregister_profile
+    from .providers.lengths import LengthLimits, length_limits, set_length_limits
     from .providers.registry import limits_for
     from .request import (
         Request,
@@ -170,6 +176,7 @@ _EXPORTS: dict[str, str] = {
     "CustomMessage": ".messages",
     "DataURI": ".datauri",
     "DecodeError": ".errors",
+    "DecompressionBombError": ".errors",
     "Description": ".standins",
     "DirectoryMediaStore": ".sources.media_store",
     "DirectoryStandInCache": ".standins",
@@ -184,19 +191,21 @@ _EXPORTS: dict[str, str] = {
     "FetchError": ".errors",
     "FetchPolicy": ".fetching.policy",
     "FetchResult": ".fetching",
-    "FetchStatusError": ".fetching",
+    "FetchStatusError": ".errors",
     "FetchTimeoutError": ".errors",
     "FileBlock": ".media",
     "FileTooLargeError": ".errors",
+    "FitProblem": ".errors",
     "FittedSession": ".history.session",
     "FlatItem": ".history",
     "GeminiTranscriber": ".standins",
-    "HistoryError": ".history.validation",
+    "HistoryError": ".errors",
     "ImageBlock": ".media",
     "ImageBombError": ".errors",
     "InvalidOptionError": ".errors",
     "InvalidSourceError": ".errors",
     "InvalidTextError": ".errors",
+    "LengthLimits": ".providers.lengths",
     "LocalTranscriber": ".standins",
     "MediaBlock": ".media",
     "MediaBlocksError": ".errors",
@@ -207,6 +216,7 @@ _EXPORTS: dict[str, str] = {
     "MemoryStandInCache": ".standins",
     "MemoryUploadCache": ".uploading.cache",
     "Message": ".messages",
+    "NotAcceptedError": ".errors",
     "OpenAITranscriber": ".standins",
     "PathNotAllowedError": ".errors",
     "PrepareReport": ".preparing",
@@ -257,13 +267,13 @@ _EXPORTS: dict[str, str] = {
     "decode_response": ".providers",
     "delete_uploads": ".uploading",
     "detect_mime": ".mime",
-    "dump_messages": ".messages",
-    "encode": ".providers",
-    "encode_json": ".providers",
+    "dump_messages": ".message_input",
+    "encode": ".encoding",
+    "encode_json": ".encoding",
     "encode_request": ".request",
     "encode_request_with_report": ".request",
     "encode_response": ".request",
-    "encode_with_report": ".providers",
+    "encode_with_report": ".encoding",
     "ensure_valid": ".history.validation",
     "estimate_tokens": ".tokens",
     "fetch": ".fetching",
@@ -275,10 +285,11 @@ _EXPORTS: dict[str, str] = {
     "from_stream": ".streaming",
     "harness_resume": ".history.harness",
     "image_tokens": ".tokens",
+    "length_limits": ".providers.lengths",
     "limits_for": ".providers.registry",
     "list_uploads": ".uploading",
     "load_history": ".history.storage",
-    "load_messages": ".messages",
+    "load_messages": ".message_input",
     "media_block": ".media",
     "media_summary": ".history.storage",
     "merge_consecutive": ".history",
@@ -286,7 +297,7 @@ _EXPORTS: dict[str, str] = {
     "normalize_messages": ".history",
     "normalize_mime": ".mime",
     "parse_block": ".blocks",
-    "parse_blocks": ".history.parsing",
+    "parse_blocks": ".parsing",
     "parse_data_uri": ".datauri",
     "parse_message": ".history",
     "prepare": ".preparing",
@@ -303,6 +314,7 @@ _EXPORTS: dict[str, str] = {
     "regroup_messages": ".history",
     "sanitize_filename": ".media",
     "save_history": ".history.storage",
+    "set_length_limits": ".providers.lengths",
     "to_langchain": ".integrations.langchain",
     "to_mcp": ".integrations.mcp",
     "to_pydantic_ai": ".integrations.pydantic_ai",
@@ -337,6 +349,7 @@ __all__ = [
     "CustomMessage",
     "DataURI",
     "DecodeError",
+    "DecompressionBombError",
     "Description",
     "DirectoryMediaStore",
     "DirectoryStandInCache",
@@ -355,6 +368,7 @@ __all__ = [
     "FetchTimeoutError",
     "FileBlock",
     "FileTooLargeError",
+    "FitProblem",
     "FittedSession",
     "FlatItem",
     "GeminiTranscriber",
@@ -364,6 +378,7 @@ __all__ = [
     "InvalidOptionError",
     "InvalidSourceError",
     "InvalidTextError",
+    "LengthLimits",
     "LocalTranscriber",
     "MediaBlock",
     "MediaBlocksError",
@@ -374,6 +389,7 @@ __all__ = [
     "MemoryStandInCache",
     "MemoryUploadCache",
     "Message",
+    "NotAcceptedError",
     "OpenAITranscriber",
     "PathNotAllowedError",
     "PrepareReport",
@@ -443,6 +459,7 @@ __all__ = [
     "from_stream",
     "harness_resume",
     "image_tokens",
+    "length_limits",
     "limits_for",
     "list_uploads",
     "load_history",
@@ -471,6 +488,7 @@ __all__ = [
     "regroup_messages",
     "sanitize_filename",
     "save_history",
+    "set_length_limits",
     "to_langchain",
     "to_mcp",
     "to_pydantic_ai",

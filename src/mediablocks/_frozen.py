@@ -1,15 +1,38 @@
-"""Read-only containers for frozen models: a message's ``content`` tuple and ``metadata`` mapping.
+"""Read-only containers for frozen models, all the way down.
 
-Pydantic's ``frozen=True`` stops ``msg.content = ...`` but not ``msg.content.append(...)`` or
-``msg.metadata[k] = v``. Messages store their blocks as a tuple and their metadata as a
-`FrozenDict`, so a frozen message cannot change in place; JSON is unchanged (a list, an object).
+Pydantic's ``frozen=True`` stops ``msg.content = ...`` but not ``msg.content.append(...)``,
+``msg.metadata[k] = v`` or ``call.args["x"] = 1``; a change made so would reach `encode`'s output.
+Messages store their blocks as a `BlockTuple`; every free-form container inside a block or message
+(tool-call ``args``, ``provider_data``, ``annotations``, ``RawBlock.data``, ``metadata``,
+``Usage.raw``, ``CustomMessage.data``) is frozen deeply by `freeze_json`: dicts become `FrozenDict`,
+lists `FrozenList` (each a subclass of the builtin, so ``==``, ``isinstance``, ``json.dumps`` and
+pydantic serialisation work as before), sets frozensets. JSON is unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any, NoReturn, SupportsIndex, overload
 
-__all__ = ["BlockTuple", "FrozenDict", "freeze_blocks", "freeze_mapping"]
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+__all__ = [
+    "EMPTY_LIST",
+    "FROZEN",
+    "BlockTuple",
+    "FrozenDict",
+    "FrozenJson",
+    "FrozenList",
+    "freeze_blocks",
+    "freeze_json",
+    "freeze_mapping",
+    "refreeze",
+]
+
+_HINT = (
+    "blocks and messages are frozen all the way down; build a changed copy with "
+    "model_copy(update={...}) (copy a container first: {**block.args, key: value})"
+)
 
 
 class FrozenDict(dict[str, Any]):
@@ -22,10 +45,7 @@ class FrozenDict(dict[str, Any]):
     __slots__ = ()
 
     def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
-        raise TypeError(
-            "message metadata is read-only (messages are frozen); build a new message with "
-            "msg.model_copy(update={'metadata': {**msg.metadata, key: value}})"
-        )
+        raise TypeError(f"this mapping is read-only: {_HINT}")
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -43,13 +63,78 @@ class FrozenDict(dict[str, Any]):
     def __copy__(self) -> FrozenDict:
         return self
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        # A deep copy is made to be changed: an ordinary dict (models re-freeze theirs).
         from copy import deepcopy
 
-        return FrozenDict({key: deepcopy(value, memo) for key, value in self.items()})
+        return {key: deepcopy(value, memo) for key, value in self.items()}
 
 
 EMPTY = FrozenDict()
+
+
+class FrozenList(list[Any]):
+    """A ``list`` whose methods that change it raise `TypeError` (the list twin of `FrozenDict`);
+    copying it (``list(x)``, ``[*x]``, ``x + [...]``) gives an ordinary list."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError(f"this list is read-only: {_HINT}")
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __iadd__ = _refuse
+    __imul__ = _refuse
+    append = _refuse
+    extend = _refuse
+    insert = _refuse
+    remove = _refuse
+    pop = _refuse
+    clear = _refuse
+    sort = _refuse
+    reverse = _refuse
+
+    def __reduce__(self) -> tuple[type[FrozenList], tuple[list[Any]]]:
+        return (FrozenList, (list(self),))
+
+    def __copy__(self) -> FrozenList:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        # A deep copy is made to be changed: an ordinary list (models re-freeze theirs).
+        from copy import deepcopy
+
+        return [deepcopy(item, memo) for item in self]
+
+
+EMPTY_LIST = FrozenList()
+
+
+def freeze_json(value: Any) -> Any:
+    """``value`` with every dict, list and set in it (at any depth) made read-only: dicts as
+    `FrozenDict`, lists as `FrozenList`, sets as frozensets, tuples keeping their frozen items.
+    Already frozen containers are returned as they are; anything else is kept as it is."""
+    kind = type(value)
+    if kind in _LEAVES or kind is FrozenDict or kind is FrozenList:
+        return value
+    if isinstance(value, dict):
+        if not value:
+            return EMPTY
+        return FrozenDict({key: freeze_json(item) for key, item in value.items()})
+    if isinstance(value, list):
+        if not value:
+            return EMPTY_LIST
+        return FrozenList(freeze_json(item) for item in value)
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        frozen = tuple(freeze_json(item) for item in value)
+        return value if all(a is b for a, b in zip(frozen, value, strict=True)) else frozen
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze_json(item) for item in value)
+    return value
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
 
 
 class BlockTuple(tuple[Any, ...]):
@@ -90,10 +175,36 @@ EMPTY_BLOCKS = BlockTuple()
 
 
 def freeze_mapping(value: Any) -> Any:
-    """``value`` as a `FrozenDict` when it is a dict (pydantic has checked the type)."""
-    if isinstance(value, FrozenDict) or not isinstance(value, dict):
+    """``value`` frozen all the way down when it is a dict (pydantic has checked the type)."""
+    if not isinstance(value, dict):
         return value
-    return FrozenDict(value)
+    return freeze_json(value)
+
+
+class FrozenJson:
+    """On a free-form field (``Annotated[dict[str, Any], FROZEN]``): values from Python are made
+    read-only by `freeze_json` as they are validated; values parsed from JSON text are frozen by
+    the one walk that follows (`mediablocks._loading.freeze_loaded`, which also checks their
+    depth), so loading a history runs no Python function per field."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        frozen = core_schema.no_info_after_validator_function(freeze_json, schema)
+        return core_schema.json_or_python_schema(json_schema=schema, python_schema=frozen)
+
+
+FROZEN = FrozenJson()
+
+
+def refreeze(model: Any) -> Any:
+    """``model`` (a fresh deep copy of a frozen model) with its containers frozen again."""
+    fields = model.__dict__
+    for name, value in fields.items():
+        if isinstance(value, (dict, list, set)) and type(value) not in (FrozenDict, FrozenList):
+            fields[name] = freeze_json(value)
+    return model
 
 
 def freeze_blocks(value: Any) -> Any:

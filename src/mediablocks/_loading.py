@@ -3,8 +3,10 @@
 `load_messages` on text validates it with pydantic-core from JSON directly (no ``json.loads``,
 no walk over the parsed tree before validation). The depth limit still holds: pydantic-core's
 own parser refuses nesting past about 200 levels, and the validated messages are then walked
-once (models, and the free-form dicts and lists they hold) for `MAX_DEPTH`. Anything the fast
-path cannot take, invalid input included, goes back to the checked path, which names the error.
+once (models, and the free-form dicts and lists they hold) for `MAX_DEPTH`; the same walk makes
+the free-form containers read-only (`mediablocks._frozen.FrozenJson`: fields validated from JSON
+are left to this walk). Anything the fast path cannot take, invalid input included, goes back to the
+checked path, which names the error.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
+from ._base import summarize_validation_error
 from ._depth import MAX_DEPTH, check_depth, loads
-from ._frozen import BlockTuple, FrozenDict
-from .blocks import summarize_validation_error
+from ._frozen import EMPTY, EMPTY_LIST, BlockTuple, FrozenDict, FrozenList
 from .errors import DecodeError
 
-__all__ = ["check_loaded_depth", "load_document", "load_json_messages"]
+__all__ = ["check_loaded_depth", "freeze_loaded", "load_document", "load_json_messages"]
 
 
 @functools.cache
@@ -66,12 +68,12 @@ def load_json_messages(
             return None
     except ValidationError:
         return None
-    check_loaded_depth(messages, "message history", above)
+    freeze_loaded(messages, "message history", above)
     return messages
 
 
 def load_document(
-    data: str | bytes | dict[str, Any] | list[Any],
+    data: str | bytes | bytearray | dict[str, Any] | list[Any],
     message_type: Any,
     stored_adapter: TypeAdapter[list[Any]],
     messages_adapter: TypeAdapter[list[Any]],
@@ -83,15 +85,19 @@ def load_document(
 
     ``stored_adapter`` validates canonical stored messages, ``messages_adapter`` any messages.
     """
+    if isinstance(data, bytearray):
+        data = bytes(data)
     document: Any = data
     if isinstance(data, (str, bytes)):
         loaded = load_json_messages(data, message_type, stored_adapter, format_name, version)
         if loaded is not None:
             return loaded
-        document = loads(data, "message history")
+        document = loads(data, "message history")  # the checked path names what is wrong
     else:
         check_depth(document, "message history")
-    if isinstance(document, dict):
+    if isinstance(document, dict) and "format" not in document and "role" in document:
+        document = [document]  # one message in mediablocks' JSON form
+    elif isinstance(document, dict):
         if document.get("format") != format_name:
             raise DecodeError(
                 f"not a mediablocks message document (format {document.get('format')!r})"
@@ -108,7 +114,90 @@ def load_document(
     try:
         return messages_adapter.validate_python(document)
     except ValidationError as exc:
-        raise DecodeError(f"invalid message history: {summarize_validation_error(exc)}") from None
+        place = exc.errors()[0]["loc"][:1]
+        where = f"message {place[0]} is not a valid message: " if place else ""
+        raise DecodeError(
+            f"invalid message history: {where}{summarize_validation_error(exc)}"
+        ) from None
+
+
+def freeze_loaded(value: Any, what: str, above: int = 0) -> None:
+    """`check_loaded_depth`, and every free-form dict and list a model holds made read-only in
+    the same walk (the models were validated with freezing deferred)."""
+    stack: list[tuple[Any, int]] = [(value, 1 + above)]
+    leaves = _LEAVES
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        below = depth + 1
+        if isinstance(node, BaseModel):
+            fields = node.__dict__
+            for name, child in fields.items():
+                kind = type(child)
+                if kind in leaves:
+                    continue
+                if kind is dict or kind is list:
+                    fields[name] = _frozen_checked(child, below, stack, what)
+                elif child or depth >= MAX_DEPTH:
+                    stack.append((child, below))
+            continue
+        kind = type(node)
+        if kind in _MAPPINGS:
+            children: Any = node.values()
+        elif kind in _SEQUENCES:
+            children = node
+        else:
+            continue
+        for child in children:
+            if type(child) not in leaves and (child or depth >= MAX_DEPTH):
+                stack.append((child, below))
+
+
+def _frozen_checked(value: Any, depth: int, models: list[tuple[Any, int]], what: str) -> Any:
+    """``value`` (a dict or list at ``depth``) frozen, its depth checked on the way down; models
+    inside are left to the caller's walk (``models``). Recursion stops at `MAX_DEPTH`."""
+    if depth > MAX_DEPTH:
+        raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+    below = depth + 1
+    leaves = _LEAVES
+    if type(value) is dict:
+        if not value:
+            return EMPTY
+        for item in value.values():
+            if type(item) not in leaves:
+                break
+        else:
+            return FrozenDict(value)  # leaves only: one C-level copy
+        out = {}
+        for key, item in value.items():
+            kind = type(item)
+            if kind in leaves:
+                out[key] = item
+            elif kind is dict or kind is list:
+                out[key] = _frozen_checked(item, below, models, what)
+            else:
+                models.append((item, below))
+                out[key] = item
+        return FrozenDict(out)
+    if not value:
+        return EMPTY_LIST
+    for item in value:
+        if type(item) not in leaves:
+            break
+    else:
+        return FrozenList(value)
+    items = []
+    for item in value:
+        kind = type(item)
+        if kind in leaves:
+            items.append(item)
+        elif kind is dict or kind is list:
+            items.append(_frozen_checked(item, below, models, what))
+        else:
+            models.append((item, below))
+            items.append(item)
+    return FrozenList(items)
 
 
 def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:
@@ -142,5 +231,5 @@ def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:
 
 
 _MAPPINGS: frozenset[type[Any]] = frozenset((dict, FrozenDict))
-_SEQUENCES: frozenset[type[Any]] = frozenset((list, tuple, BlockTuple))
+_SEQUENCES: frozenset[type[Any]] = frozenset((list, tuple, BlockTuple, FrozenList))
 _LEAVES = frozenset({str, int, float, bool, type(None), bytes, datetime})

@@ -10,10 +10,11 @@ import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar, Union, overload
 
-from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from ._base import BlockBase
-from ._frozen import EMPTY, freeze_mapping
+from ._base import BlockBase, summarize_validation_error
+from ._frozen import EMPTY, EMPTY_LIST, FROZEN
+from ._loading import freeze_loaded
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 
@@ -55,7 +56,7 @@ class TextBlock(BlockBase):
 
     type: Literal["text"] = "text"
     text: str
-    annotations: list[dict[str, Any]] = []
+    annotations: Annotated[list[dict[str, Any]], FROZEN] = Field(default_factory=lambda: EMPTY_LIST)
 
 
 class ThinkingBlock(BlockBase):
@@ -77,15 +78,22 @@ class ThinkingBlock(BlockBase):
 class ToolCallBlock(BlockBase):
     """A call the model made to a tool.
 
-    ``args`` is the parsed argument object. When the model sent arguments that are not valid JSON,
+    ``kind`` and ``metadata`` are the application's (never sent to a model). ``args`` is the
+    parsed argument object. When the model sent arguments that are not valid JSON,
     ``args`` is empty and ``raw_args`` keeps the text verbatim, so nothing is lost or invented.
     """
 
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
-    args: dict[str, Any] = {}
+    args: Annotated[dict[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The arguments, read-only all the way down (``{**call.args, key: value}`` to change)."""
     raw_args: str | None = None
+    kind: str | None = None
+    """The application's own label for the call (``"function"``, ``"mcp"``, ``"approval"``...:
+    the ``kind`` other agent libraries keep on a tool call); kept in histories, never sent."""
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The application's notes on the call (timings, who approved it), read-only; never sent."""
 
     @property
     def args_valid(self) -> bool:
@@ -98,7 +106,7 @@ class RawBlock(BlockBase):
 
     type: Literal["raw"] = "raw"
     provider: str
-    data: dict[str, Any]
+    data: Annotated[dict[str, Any], FROZEN]
 
 
 ContentBlock = Annotated[
@@ -117,10 +125,11 @@ class ToolResultBlock(BlockBase):
 
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
-    content: str | list[ContentBlock] = ""
+    content: Annotated[str | list[ContentBlock], FROZEN] = ""
+    """Text, or a read-only list of blocks."""
     is_error: bool = False
     name: str | None = None
-    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
 
     @field_validator("content", mode="before")
     @classmethod
@@ -178,19 +187,9 @@ def parse_block(data: Any) -> Block:
     """A block from a dict (or JSON text) in mediablocks' own format; `DecodeError` if invalid."""
     try:
         if isinstance(data, (str, bytes)):
-            return _block_adapter().validate_json(data)
+            block = _block_adapter().validate_json(data)
+            freeze_loaded(block, "block")
+            return block
         return _block_adapter().validate_python(data)
     except ValidationError as exc:
         raise DecodeError(f"not a valid block: {summarize_validation_error(exc)}") from None
-
-
-def summarize_validation_error(exc: ValidationError, limit: int = 3) -> str:
-    """Pydantic's errors as one short line: ``at 0.text: Input should be a valid string``."""
-    parts = []
-    for error in exc.errors()[:limit]:
-        where = ".".join(str(p) for p in error["loc"]) or "top level"
-        parts.append(f"at {where}: {error['msg']}")
-    more = len(exc.errors()) - limit
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)

@@ -13,13 +13,13 @@ import os
 import re
 from collections.abc import Mapping
 from io import BytesIO
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 from urllib.parse import unquote, urlsplit
 
-from pydantic import AfterValidator, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from ._base import BlockBase
-from ._frozen import EMPTY, freeze_mapping
+from ._frozen import EMPTY, FROZEN
 from .datauri import (
     b64decode,
     data_uri_prefix,
@@ -39,6 +39,7 @@ from .mime._declared import (
     _same_media,
     _stays_text,
 )
+from .mime.encodings import declared_text, is_text_type
 from .sources import (
     Base64Source,
     BytesSource,
@@ -102,7 +103,7 @@ class MediaBlock(BlockBase):
     declared_mime: str | None = None
     filename: str | None = None
     strict: bool = False
-    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
     url_media: Literal["url", "inline"] | None = None
     """Who fetches this block's URL: ``"inline"`` (downloaded under the fetch policy, sent as
@@ -400,7 +401,7 @@ class MediaBlock(BlockBase):
             raise MediaTypeError(f"{self.describe()}: holds no bytes")
         detected = detect_mime(header)
         if detected is None:
-            mime = self._undetected(declared)
+            mime = self._undetected(declared, header)
         elif declared is None or _same_media(declared, detected):
             mime = declared if declared and self._prefer_declared(declared, detected) else detected
         elif detected in _WEAK_DETECTIONS and _is_text_like(declared):
@@ -426,15 +427,29 @@ class MediaBlock(BlockBase):
             return declared.startswith(self.accepts)
         return declared == detected
 
-    def _undetected(self, declared: str | None) -> str:
+    def _undetected(self, declared: str | None, header: bytes | memoryview) -> str:
         if declared is None:
             hint = self.source.content_type_hint
             if hint:
-                return normalize_mime(hint)
+                hinted = normalize_mime(hint)
+                if is_text_type(hinted) and not _is_text(header):
+                    return "application/octet-stream"  # a .txt name on bytes that are not text
+                return hinted
             return "application/octet-stream"
         if declared in _DEFINITE:
             raise MediaTypeError(f"{self.describe()}: declared {declared} but the bytes are not")
+        if is_text_type(declared) and not _is_text(header):
+            raise MediaTypeError(
+                f"{self.describe()}: declared {declared} but the bytes are not text (in UTF-8, "
+                "UTF-16, UTF-32 or Windows-1252)"
+            )
         return declared
+
+
+def _is_text(header: bytes | memoryview) -> bool:
+    """Whether a header (the whole data, or its first `HEADER_WINDOW` bytes) is text."""
+    data = bytes(header)
+    return declared_text(data, truncated=len(data) >= HEADER_WINDOW) is not None
 
 
 class ImageBlock(MediaBlock):
@@ -504,6 +519,11 @@ _CLASS_BY_KIND: dict[str, type[MediaBlock]] = {
 }
 
 
+AnyMediaBlock = Union["ImageBlock", "AudioBlock", "VideoBlock", "FileBlock"]
+"""What `media_block` returns: one of the four media classes (each a member of `mb.Block`, so
+``blocks: list[mb.Block] = [mb.media_block(data)]`` type-checks)."""
+
+
 def _class_for(mime: str | None) -> type[MediaBlock]:
     return _CLASS_BY_KIND[mime_kind(mime)] if mime else FileBlock
 
@@ -514,7 +534,7 @@ def media_block(
     *,
     filename: str | None = None,
     strict: bool = False,
-) -> MediaBlock:
+) -> AnyMediaBlock:
     """A media block of the right class for any source, chosen from the detected type.
 
     ``source`` may be a `MediaBlock` (returned as is), bytes, a Pillow image, an ``os.PathLike``,
@@ -525,6 +545,13 @@ def media_block(
     read to pick the class; for a URL the class comes from ``mime_type`` or the URL's extension,
     since nothing is fetched here.
     """
+    block = _media_block(source, mime_type, filename=filename, strict=strict)
+    return cast(AnyMediaBlock, block)  # every MediaBlock is one of the four classes
+
+
+def _media_block(
+    source: Any, mime_type: str | None, *, filename: str | None, strict: bool
+) -> MediaBlock:
     if isinstance(source, MediaBlock):
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):

@@ -41,7 +41,14 @@ from pydantic import (
 from pydantic_core import PydanticSerializationError, core_schema
 
 from ._checks import check_count
-from ._frozen import EMPTY, EMPTY_BLOCKS, freeze_blocks, freeze_mapping
+from ._frozen import (
+    EMPTY,
+    EMPTY_BLOCKS,
+    FROZEN,
+    freeze_blocks,
+    freeze_json,
+    refreeze,
+)
 from ._loading import load_document
 from ._unicode import check_text
 from .blocks import (
@@ -53,7 +60,6 @@ from .blocks import (
     ToolCallBlock,
     ToolResultBlock,
     _blocks_adapter,
-    summarize_validation_error,
 )
 from .errors import DecodeError
 from .fetching.policy import FetchPolicy
@@ -198,7 +204,7 @@ class _MessageBase(BaseModel):
         EMPTY_BLOCKS
     )
     """The blocks, a tuple: a frozen message cannot change in place (see `with_content`)."""
-    metadata: Annotated[Mapping[str, Any], AfterValidator(freeze_mapping)] = EMPTY
+    metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """The application's own notes, read-only (a `FrozenDict`); never sent to a model."""
 
     text: ClassVar[_TextAccessor] = _TextAccessor()
@@ -219,16 +225,19 @@ class _MessageBase(BaseModel):
         added = _blocks_adapter().validate_python(_as_blocks(list(items)))
         return self.model_copy(update={"content": [*self.content, *added]})
 
+    def __deepcopy__(self: _MessageT, memo: dict[int, Any] | None = None) -> _MessageT:
+        copied = refreeze(super().__deepcopy__(memo))
+        copied.__dict__["content"] = freeze_blocks(copied.__dict__["content"])
+        return copied  # type: ignore[no-any-return]
+
     def model_copy(
         self: _MessageT, *, update: Mapping[str, Any] | None = None, deep: bool = False
     ) -> _MessageT:
         """A copy with ``update`` applied; content stays a tuple and metadata read-only."""
         if update:
-            update = dict(update)
+            update = {key: freeze_json(value) for key, value in update.items()}
             if "content" in update:
                 update["content"] = freeze_blocks(_as_blocks(update["content"]))
-            if "metadata" in update:
-                update["metadata"] = freeze_mapping(update["metadata"])
         return super().model_copy(update=update, deep=deep)
 
 
@@ -446,7 +455,8 @@ class CustomMessage(_MessageBase):
 
     role: Annotated[Literal["custom"], _CANONICAL_ROLE] = "custom"
     custom_type: str
-    data: dict[str, Any] = {}
+    data: Annotated[dict[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The application's record, read-only all the way down."""
 
 
 class BranchSummaryMessage(_MessageBase):
@@ -558,54 +568,46 @@ def _stored_messages_adapter() -> TypeAdapter[list[Message]]:
     return TypeAdapter(list[_StoredMessage])
 
 
-def is_role_pair(value: Any) -> bool:
-    """True for a ``(role, content)`` pair such as ``("user", "hi")``."""
-    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
-
-
-def coerce_message(item: Any) -> Any:
-    """A plain string as one user message and a ``(role, content)`` pair as that role's
-    message; anything else as it is (a message, a dict, or something the caller refuses)."""
-    if isinstance(item, str):
-        return UserMessage(content=item)
-    if is_role_pair(item):
-        try:
-            return _message_adapter().validate_python({"role": item[0], "content": item[1]})
-        except ValidationError as exc:
-            raise DecodeError(
-                f"({item[0]!r}, ...) is not a (role, content) pair mediablocks takes: "
-                f"{summarize_validation_error(exc)}"
-            ) from None
-    return item
-
-
-def coerce_messages(messages: Any) -> Any:
-    """``messages`` with a lone string or ``(role, content)`` pair made a one-item list, and each
-    string or pair item made a message (see `coerce_message`)."""
-    if isinstance(messages, str) or is_role_pair(messages):
-        return [coerce_message(messages)]
-    if isinstance(messages, (list, tuple)):
-        return [coerce_message(item) for item in messages]
-    return messages
-
-
 _FORMAT_NAME = "mediablocks.messages"
 
 
 def dump_messages(messages: Sequence[Message], *, indent: int | None = None) -> str:
-    """A versioned JSON document holding the messages, media bytes inline as base64."""
+    """A versioned JSON document holding the messages, media bytes inline as base64.
+
+    Writes only what `load_messages` reads back: anything that cannot be written so raises
+    (`InvalidTextError` for a lone surrogate, `DecodeError` for a value that is not JSON or an item
+    that is not a message, naming the message), and nothing is written half. ``mb.dump_messages``
+    first reads message-like input (`mediablocks.message_input`); this one takes messages.
+    """
     if indent is not None:
         check_count("dump_messages", "indent", indent)
+    listed = list(messages)
     try:
-        body = _messages_adapter().dump_json(list(messages), indent=indent).decode("utf-8")
-    except (PydanticSerializationError, UnicodeError):
-        check_text(messages)  # names the message and block holding a lone surrogate
-        raise
+        body = (
+            _messages_adapter().dump_json(listed, indent=indent, warnings="error").decode("utf-8")
+        )
+    except (PydanticSerializationError, UnicodeError) as exc:
+        check_text(listed)  # names the message and block holding a lone surrogate
+        raise DecodeError(
+            f"dump_messages: {_unwritable(listed)} cannot be written as JSON that load_messages "
+            f"reads ({str(exc).splitlines()[0][:200]})"
+        ) from None
     return f'{{"format": "{_FORMAT_NAME}", "version": {FORMAT_VERSION}, "messages": {body}}}'
 
 
+def _unwritable(messages: list[Message]) -> str:
+    """Which message holds a value JSON cannot carry (a set, an object...), for the error."""
+    adapter = _message_adapter()
+    for index, message in enumerate(messages):
+        try:
+            adapter.dump_json(message, warnings="error")
+        except (PydanticSerializationError, UnicodeError):
+            return f"message {index} ({message.role})"
+    return "a message"
+
+
 def load_messages(
-    data: str | bytes | dict[str, Any] | list[Any],
+    data: str | bytes | bytearray | dict[str, Any] | list[Any],
     *,
     allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     policy: FetchPolicy | None = None,
@@ -620,8 +622,11 @@ def load_messages(
     `PathNotAllowedError` / `BlockedURLError` at the read. Media stored inline are read as usual.
     See docs/history.md.
 
-    Raises `DecodeError` for JSON that is not a message document, or a version newer than this
-    library understands.
+    Text or bytes are the JSON document; a dict the parsed document (or one message in
+    mediablocks' JSON form); a list the messages as dicts. Raises `DecodeError` for anything that
+    is not a message document, or a version newer than this library understands.
+    ``mb.load_messages`` also takes Python messages in every shape `mediablocks.message_input`
+    reads.
     """
     with loading("a loaded history", "load_messages", allow_paths, policy):
         return load_document(

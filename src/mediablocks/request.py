@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._depth import MAX_DEPTH, check_depth, loads
 from .blocks import ToolResultBlock, summarize_validation_error
-from .errors import DecodeError, InvalidOptionError
+from .errors import DecodeError, InvalidOptionError, MediaBlocksError
 from .fetching.policy import FetchPolicy
 from .media import MediaBlock
-from .messages import AssistantMessage, Message, coerce_messages
+from .message_input import MessagesLike, as_messages
+from .messages import AssistantMessage, Message
 from .providers._common import malformed_field
+from .providers._model_media import check_model_media
 from .providers._options import EncodeOptions
 from .providers._portable import portable_extra
 from .providers._report import EncodeReport, drop_or_raise
@@ -74,19 +76,35 @@ class Request(BaseModel):
     """The provider whose names ``extra`` uses (`decode_request` sets it): ``extra`` is sent to
     that provider only. ``None`` (a request built by hand) sends ``extra`` to any provider."""
 
-    def __init__(self, **fields: Any) -> None:
-        try:
-            super().__init__(**fields)
-        except ValidationError as exc:
-            raise InvalidOptionError(
-                f"not a valid request: {summarize_validation_error(exc)}"
-            ) from None
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            messages: MessagesLike = ...,
+            tools: Sequence[Tool] = ...,
+            tool_choice: str | Sequence[str] | None = ...,
+            settings: Settings | None = ...,
+            model: str | None = ...,
+            extra: Mapping[str, Any] = ...,
+            provider: str | None = ...,
+        ) -> None: ...
+
+    else:
+
+        def __init__(self, **data: Any) -> None:
+            # Every field error is a library error: the one a validator raised (messages that
+            # are not messages: `DecodeError`), else `InvalidOptionError` naming the field.
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                raise _request_error(exc) from None
 
     @field_validator("messages", mode="before")
     @classmethod
     def _plain_messages(cls, value: Any) -> Any:
-        # "text" is one user message, ("user", "hi") pairs are messages (as `encode` takes them)
-        return coerce_messages(value)
+        # Messages as every entry point takes them (`mediablocks.message_input`).
+        return as_messages(value, "Request")
 
     @field_validator("settings", mode="before")
     @classmethod
@@ -152,6 +170,16 @@ def _body(payload: Any, provider: str) -> dict[str, Any]:
         )
     check_depth(payload, what)
     return payload
+
+
+def _request_error(exc: ValidationError) -> MediaBlocksError:
+    """The library error a field validator raised inside ``exc``, else `InvalidOptionError`
+    naming what was wrong."""
+    for error in exc.errors():
+        cause = (error.get("ctx") or {}).get("error")
+        if isinstance(cause, MediaBlocksError):
+            return cause
+    return InvalidOptionError(f"not a valid request: {summarize_validation_error(exc)}")
 
 
 def decode_request(
@@ -239,11 +267,12 @@ def _encode_request(
     report: EncodeReport | None,
     options: dict[str, Any],
 ) -> dict[str, Any]:
-    from .providers import encode, encode_with_report
+    from .encoding import encode, encode_with_report
 
     if not isinstance(request, Request):
         raise InvalidOptionError(f"encode_request takes a mb.Request, not {type(request).__name__}")
     module = request_module(provider)
+    check_model_media(request.messages, provider, request.model)
     name = canonical_provider(provider)
     base = _wire_format(name)
     fields: dict[str, Any] = {

@@ -17,7 +17,10 @@ What the folders guarantee, for every provider:
 - thinking text and signature deltas are joined; redacted thinking is kept;
 - stop reason and usage are filled when the stream carries them (a stream cut short has no stop
   reason); an error event is kept in ``message.metadata["stream_error"]``;
-- `StreamAccumulator.message()` works at any point: a stream cut short still yields what arrived.
+- `StreamAccumulator.message()` works at any point: a stream cut short still yields what arrived;
+- a stream folded under the wrong provider name raises `DecodeError` naming the provider whose
+  events they are (as `mb.decode` does for a payload), at the first event that says so, instead of
+  folding into an empty reply; ``"bedrock-harness"`` folds an AgentCore ``InvokeHarness`` stream.
 """
 
 from __future__ import annotations
@@ -26,15 +29,20 @@ from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._depth import check_depth
+from ._stream_sniff import family_of_event, family_of_folder, suggested_provider
 from .blocks import ContentBlock, ToolCallBlock, ToolResultBlock
 from .errors import DecodeError, MediaBlocksError, ToolResultMismatchError
 from .messages import AssistantMessage, Message, ToolMessage
 from .providers._common import as_dict, malformed_field
-from .providers._fold import END
+from .providers._fold import END, Folder
 from .providers._options import canonical_provider
 from .providers.registry import provider_entry
+from .stop_reasons import normalize_stop_reason
 
 __all__ = ["StreamAccumulator", "afrom_stream", "from_stream", "tool_result_turn"]
+
+HARNESS = "bedrock-harness"
+"""Amazon Bedrock AgentCore Harness: not a provider `encode` writes for, but a stream to fold."""
 
 _MALFORMED = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
 """What a fold raises on events of the wrong shape; turned into `DecodeError` at the boundary."""
@@ -55,8 +63,17 @@ class StreamAccumulator:
     """
 
     def __init__(self, provider: str) -> None:
-        self.provider = canonical_provider(provider)
-        self._folder = provider_entry(self.provider).new_folder()
+        if isinstance(provider, str) and provider.strip().lower() == HARNESS:
+            from .providers.bedrock.harness_stream import HarnessFolder
+
+            self.provider = HARNESS
+            self._decoder = "bedrock"  # a Harness run decodes as a Converse response
+            self._folder: Folder = HarnessFolder()
+        else:
+            self.provider = canonical_provider(provider)
+            self._decoder = self.provider
+            self._folder = provider_entry(self.provider).new_folder()
+        self._family = family_of_folder(self._folder)  # None once an event proved it right
         self.events = 0
 
     def add(self, event: Any) -> None:
@@ -67,6 +84,7 @@ class StreamAccumulator:
         """
         if self._folder.take(iter((event,)))[0]:  # a plain text delta: nothing in it can nest
             self.events += 1
+            self._family = None  # the fold's own fast path took it: the right provider
             return
         self._add_checked(event)
 
@@ -80,6 +98,8 @@ class StreamAccumulator:
                 f"{type(event).__name__}, not an event object"
             )
         check_depth(data, f"{self.provider} stream event #{number}")
+        if self._family is not None:
+            self._check_family(data, number)
         try:
             self._folder.add(data)
         except MediaBlocksError as exc:
@@ -90,6 +110,24 @@ class StreamAccumulator:
                 f"{malformed_field(data)} ({type(exc).__name__}: {exc})"
             ) from None
         self.events += 1
+
+    def _check_family(self, data: dict[str, Any], number: int) -> None:
+        """Until an event proves the provider right, raise at the first that is another's."""
+        try:
+            family = family_of_event(data)
+        except Exception:  # a malformed event says nothing here; the fold names what is wrong
+            return
+        if family is None:
+            return
+        if family == self._family:
+            self._family = None
+            return
+        right = suggested_provider(family, self.provider)
+        raise DecodeError(
+            f"{self.provider} stream event #{number} ({_kind(data)}) is a {right} stream "
+            f"event, not {self.provider}'s: fold these events with "
+            f"mb.from_stream(events, {right!r})"
+        )
 
     def _add_all(self, events: Iterable[Any]) -> None:
         """Take every event of ``events`` in order (what `from_stream` does).
@@ -108,6 +146,8 @@ class StreamAccumulator:
         while True:
             taken, event = take(iterator)
             self.events += taken
+            if taken:
+                self._family = None  # the fold's own fast path took them: the right provider
             if event is END:
                 return
             self._add_checked(event)
@@ -127,7 +167,7 @@ class StreamAccumulator:
         """The reply so far, as one assistant message."""
         from .providers import decode
 
-        decoded: list[Message] = decode(self.response(), self.provider)
+        decoded: list[Message] = decode(self.response(), self._decoder)
         assistant = next((m for m in decoded if isinstance(m, AssistantMessage)), None)
         if assistant is None:
             assistant = AssistantMessage(provider=self.provider)
@@ -142,6 +182,11 @@ class StreamAccumulator:
         if self._folder.error is not None:
             metadata = {**assistant.metadata, "stream_error": self._folder.error}
             assistant = assistant.model_copy(update={"metadata": metadata})
+        if self._decoder != self.provider:  # a Harness run: its last stop is the run's
+            raw = assistant.provider_stop_reason
+            reason = normalize_stop_reason(raw, self._decoder, tool_calls=raw == "tool_use")
+            update = {"provider": self.provider, "stop_reason": reason}
+            assistant = assistant.model_copy(update=update)
         return assistant
 
 

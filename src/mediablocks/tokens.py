@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Union
 
 from pydantic import BaseModel
 
+from ._base import BlockBase
 from ._checks import check_size
 from .blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from .errors import (
@@ -38,12 +39,13 @@ from .sources import FileIdSource, URLSource
 
 if TYPE_CHECKING:
     from .blocks import Block
-    from .messages import Message
+    from .message_input import MessageLike
 
 TokenCounted = Union[
-    "Block", MediaBlock, "Message", Sequence[Union["Block", MediaBlock, "Message"]]
+    "Block", MediaBlock, "MessageLike", Iterable[Union["Block", MediaBlock, "MessageLike"]]
 ]
-"""What `estimate_tokens` counts: a block, a message, or a list of either."""
+"""What `estimate_tokens` counts: a block, messages as every entry point takes them
+(`mediablocks.message_input`), or a list mixing blocks and messages."""
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -198,14 +200,20 @@ def estimate_tokens(
     Nothing is fetched and no pixel is decoded: sizes, durations and page counts come from
     headers (`mediablocks.probing.probe`).
     """
+    from .message_input import as_messages, is_role_pair, message_of
+
     name = canonical_provider(provider)
-    items = block_or_messages
-    if isinstance(items, BaseModel):
-        items = [items]
+    items: Any = block_or_messages
+    if isinstance(items, BlockBase):
+        return _block_tokens(items, name, model)
+    single = isinstance(items, (str, bytes, bytearray, memoryview, Mapping, BaseModel))
+    if single or is_role_pair(items) or not isinstance(items, Iterable):
+        items = as_messages(items, "estimate_tokens")  # one message-like value, or refused
     total = 0
-    for item in items:
-        if isinstance(item, BaseModel) and hasattr(item, "role"):
-            total += sum(_block_tokens(b, name, model) for b in sent_content(item))
-        else:
+    for index, item in enumerate(items):
+        if isinstance(item, BlockBase):
             total += _block_tokens(item, name, model)
+        else:
+            message = message_of(item, "estimate_tokens", index)
+            total += sum(_block_tokens(b, name, model) for b in sent_content(message))
     return total

@@ -7,9 +7,11 @@ caller gives.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ._frozen import EMPTY, FROZEN, refreeze
 
 __all__ = ["Cost", "Prices", "Usage"]
 
@@ -84,7 +86,8 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     cost: Cost | None = None
-    raw: dict[str, Any] = {}
+    raw: Annotated[dict[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
+    """The provider's own usage record, read-only all the way down."""
 
     @field_validator("cost", mode="before")
     @classmethod
@@ -93,6 +96,9 @@ class Usage(BaseModel):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Cost(total=float(value))
         return value
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Usage:
+        return refreeze(super().__deepcopy__(memo))  # type: ignore[no-any-return]
 
     @property
     def total_tokens(self) -> int:

@@ -223,6 +223,28 @@ def test_encode_a_block_the_provider_cannot_carry_fails_clearly(
     assert "message 0" not in err
 
 
+def test_encode_prepare_fits_each_file_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    voice = TESTDATA / "audio" / "voice-note.webm"
+    assert main(["encode", str(voice), "--provider", "openai"]) == 1  # WebM: not taken as is
+    capsys.readouterr()
+    # Without --model, the most restrictive current model: gpt-4.1 takes no audio at all.
+    assert main(["encode", str(voice), "--provider", "openai", "--prepare"]) == 1
+    assert "openai-chat (gpt-4.1) takes no audio input" in capsys.readouterr().err
+    args = ["encode", str(voice), "--provider", "openai", "--prepare", "--blocks"]
+    assert main([*args, "--model", "gpt-4o-audio-preview"]) == 0
+    [part] = json.loads(capsys.readouterr().out)
+    assert part["type"] == "input_audio"
+    assert part["input_audio"]["format"] == "wav"
+    photo = TESTDATA / "image" / "photo.jpg"
+    assert main(["encode", str(photo), "--provider", "anthropic", "--prepare", "--blocks"]) == 0
+    [image] = json.loads(capsys.readouterr().out)
+    sent = base64.b64decode(image["source"]["data"])
+    assert sent != photo.read_bytes()  # the camera metadata prepare strips is gone
+    assert b"Exif" not in sent[:4096]
+
+
 # -- prepare ------------------------------------------------------------------------------------
 
 

@@ -143,3 +143,22 @@ def test_a_provider_that_needs_a_model_says_which_flag_is_missing(
     assert main(["batch", str(png), "--provider", "anthropic", "--out", str(out)]) == 2
     assert "anthropic batch files need --model and --max-tokens" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_model_given_on_the_command_line_counts_for_prepare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "voice.wav").write_bytes(make_wav(seconds=0.5))
+    out = tmp_path / "batch.jsonl"
+    args = ["batch", str(folder), "--provider", "openai", "--out", str(out), "--prepare"]
+    assert main([*args, "--model", "gpt-4.1"]) == 1  # gpt-4.1 takes no audio: left out
+    assert "gpt-4.1" in capsys.readouterr().err
+    assert "input_audio" not in out.read_text()
+    assert main([*args, "--model", "gpt-4o-audio-preview"]) == 0
+    [line] = _lines(out)
+    body = line["body"]
+    assert isinstance(body, dict)
+    assert body["model"] == "gpt-4o-audio-preview"
+    assert body["messages"][0]["content"][0]["type"] == "input_audio"

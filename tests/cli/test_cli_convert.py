@@ -110,7 +110,9 @@ def test_a_docx_for_mistral_becomes_its_text(tmp_path: Path) -> None:
 
 def test_long_audio_is_split_into_numbered_parts(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    args = [str(SPEECH), "--provider", "openai", "--max-audio-seconds", "0.5"]
+    # Without --model, OpenAI's most restrictive current model (no audio input) is assumed.
+    args = [str(SPEECH), "--provider", "openai", "--model", "gpt-4o-audio-preview"]
+    args += ["--max-audio-seconds", "0.5"]
     status, report = _prepare(out, *args)
     assert status == 0
     parts = sorted(out.glob("pcm16.wav.part-*"))

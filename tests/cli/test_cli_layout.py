@@ -28,16 +28,24 @@ def _mixed(folder: Path) -> Path:
     return folder
 
 
-def test_piped_inspect_fits_100_columns_one_line_per_file(
+def test_piped_inspect_cuts_nothing_and_shows_token_counts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Piped or written to a file, the table is read by scripts and logs: no path, type or
+    # reason is cut to fit a terminal that is not there, and the token counts stay.
     monkeypatch.delenv("COLUMNS", raising=False)
-    assert main(["inspect", str(_mixed(tmp_path))]) == 0
+    folder = _mixed(tmp_path)
+    assert main(["inspect", str(folder)]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
-    assert max(len(line) for line in lines) <= 99
     assert len(lines) == 1 + 4  # the header and one row per file, whatever the provider count
-    assert "oai=openai-chat" in err  # the short headings are explained
+    photo = next(line for line in lines if "c-photo.png" in line)
+    assert ("a-rather-long-folder-name-for-photos-" * 2) + "/c-photo.png" in photo
+    assert "…" not in out
+    assert "ok " in photo
+    assert any(cell.isdigit() for cell in photo.split())
+    assert "openai" in lines[0].split()
+    assert "numbers: tokens" in err
     order = [
         next(n for n in ("zip", "readme", "photo", "voice") if n in line) for line in lines[1:]
     ]

@@ -329,8 +329,14 @@ def test_http_errors_carry_the_status(server: Server) -> None:
     assert info.value.url == missing
     assert isinstance(info.value, mb.FetchError)
     boom = server.add("/boom", serve(b"oops", status=503))
-    with pytest.raises(FetchStatusError, match="HTTP 503"):
+    with pytest.raises(FetchStatusError, match="HTTP 503") as busy:
         fetch(boom, LOCAL)
+    assert (busy.value.status, busy.value.retry_after) == (503, None)
+    later = server.add("/later", serve(b"slow down", status=429, headers={"Retry-After": "30"}))
+    with pytest.raises(FetchStatusError, match="HTTP 429") as limited:
+        fetch(later, LOCAL)
+    assert (limited.value.status, limited.value.retry_after) == (429, 30.0)
+    assert limited.value.code == "fetch_status"
 
 
 def test_connection_errors_are_fetch_errors_not_httpx_errors() -> None:

@@ -303,11 +303,16 @@ def test_bad_options_raise_invalid_option_error(option: str, value: Any) -> None
         mb.fit_session(browser_history(2), "anthropic", **{option: value})
 
 
-def test_not_a_history_raises() -> None:
-    with pytest.raises(mb.InvalidOptionError):
-        mb.fit_session("hello", "anthropic")  # type: ignore[arg-type]
-    with pytest.raises(mb.InvalidOptionError, match="item 0"):
-        mb.fit_session([{"role": "user"}], "anthropic")  # type: ignore[list-item]
+def test_histories_are_read_as_every_entry_point_reads_messages() -> None:
+    """The one rule (`mediablocks.message_input`): a string is one user message; what is not
+    message-like is a `DecodeError` naming fit_session and the item."""
+    (only,) = mb.fit_session("hello", "anthropic")
+    assert isinstance(only, mb.UserMessage)
+    assert only.text == "hello"
+    with pytest.raises(mb.DecodeError, match="fit_session: expected messages, not a int"):
+        mb.fit_session(42, "anthropic")  # type: ignore[arg-type]
+    with pytest.raises(mb.DecodeError, match="fit_session: message 0 is a int"):
+        mb.fit_session([42], "anthropic")  # type: ignore[list-item]
 
 
 def test_images_that_are_not_thumbnailable_become_references() -> None:

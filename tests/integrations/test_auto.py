@@ -150,8 +150,8 @@ def test_each_formats_own_requests_and_responses_read_as_with_its_name(provider:
 def test_what_no_format_reads_is_kept_raw_and_refused_when_sent() -> None:
     (message,) = mb.decode([{"role": "user", "content": [{"type": "hologram"}]}], "auto")
     assert message.content[0] == mb.RawBlock(provider="unknown", data={"type": "hologram"})
-    with pytest.raises(mb.UnsupportedBlockError):
-        mb.encode([message], "anthropic")
+    with pytest.raises(mb.DecodeError, match=r"not a mediablocks block \(type 'hologram'\)"):
+        mb.encode([message], "anthropic")  # nobody read it: refused, naming it
     with pytest.raises(mb.DecodeError, match="role"):
         mb.decode([{"role": "narrator", "content": "x"}], "auto")
     with pytest.raises(mb.DecodeError, match="read as anthropic"):

@@ -202,7 +202,10 @@ def _within_limits(provider: str, media: list[mb.MediaBlock]) -> None:
 
 def _refused_loudly(provider: str, block: mb.ToolResultBlock, error: mb.MediaBlocksError) -> None:
     """A refusal must name the item and be one the provider's documented limits explain."""
-    limits = mb.limits_for(provider)
+    # prepare without model= fits to the provider's most restrictive current model
+    from mediablocks.providers.registry import provider_entry
+
+    limits = mb.limits_for(provider, provider_entry(provider).assumed_model())
     message = str(error)
     assert "message 2" in message, message
     kinds = {m.type for m in block.media}

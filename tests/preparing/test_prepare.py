@@ -15,11 +15,11 @@ from pydantic import TypeAdapter
 
 from mediablocks import ConversionLimits
 from mediablocks.blocks import TextBlock, ToolResultBlock
+from mediablocks.encoding import encode
 from mediablocks.errors import DoesNotFitError, ImageBombError
 from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from mediablocks.messages import Message, ToolMessage, UserMessage
 from mediablocks.preparing import prepare, prepare_block, prepare_with_report
-from mediablocks.providers import encode
 from mediablocks.providers.registry import limits_for
 
 TESTDATA = Path(__file__).resolve().parents[2] / "testdata"
@@ -69,7 +69,7 @@ def test_inputs_stay_untouched_and_changes_are_recorded_on_the_block() -> None:
     image = ImageBlock.from_bytes(data, filename="wide.jpg")
     image = image.model_copy(update={"metadata": {"mine": 1}, "detail": "high"})
     messages: list[Message] = [UserMessage(content=["look", image])]
-    prepared = prepare(messages, "anthropic")
+    prepared = prepare(messages, "anthropic", optimal_size=False)  # the hard limit, 8000 px
     assert messages[0].content[1] is image
     assert image.read() is data
     new = prepared[0].content[1]
@@ -125,13 +125,14 @@ def test_prepared_heic_is_a_valid_anthropic_image_block() -> None:
 def test_twenty_five_images_get_the_many_images_cap() -> None:
     data = jpeg((2100, 600), 60)
     images = [ImageBlock.from_bytes(data) for _ in range(25)]
-    prepared = prepare([UserMessage(content=["compare", *images])], "anthropic")
+    message = UserMessage(content=["compare", *images])
+    prepared = prepare([message], "anthropic", optimal_size=False)  # the cap, not the optimum
     out = [block for block in prepared[0].content if isinstance(block, ImageBlock)]
     assert len(out) == 25
     for block in out:
         width, height = size_of(block)
         assert max(width, height) <= 2000
-    twenty = prepare([UserMessage(content=images[:20])], "anthropic")
+    twenty = prepare([UserMessage(content=images[:20])], "anthropic", optimal_size=False)
     assert all(a is b for a, b in zip(twenty[0].content, images[:20], strict=False))
 
 

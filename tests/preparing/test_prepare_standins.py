@@ -246,6 +246,7 @@ def test_native_and_conversion_come_before_stand_ins() -> None:
     prepared = mb.prepare(
         history,
         "openai-chat",
+        model="gpt-4o-audio-preview",  # a model that takes audio (without one, gpt-4.1 is assumed)
         transcriber=transcriber,
         describer=describer_calls.append,
         stand_in_cache=MemoryStandInCache(),

@@ -8,11 +8,11 @@ import pytest
 from PIL import Image
 
 from mediablocks.blocks import TextBlock
+from mediablocks.encoding import encode_json
 from mediablocks.errors import DoesNotFitError
 from mediablocks.media import ImageBlock
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import SHARE_FLOOR_SIDE, prepare, prepare_with_report
-from mediablocks.providers import encode_json
 from mediablocks.providers.registry import limits_for
 
 
@@ -37,7 +37,8 @@ def test_25_large_photos_go_to_anthropic_in_one_request() -> None:
     assert sum(4 * ((len(photo) + 2) // 3) for photo in photos) > 50_000_000  # base64 counted
     blocks = [ImageBlock.from_bytes(photo) for photo in photos]
     messages = [UserMessage(content=["What changes from one photo to the next?", *blocks])]
-    prepared, report = prepare_with_report(messages, "anthropic")
+    # optimal_size=False: full-size photos, so the request total is what limits them
+    prepared, report = prepare_with_report(messages, "anthropic", optimal_size=False)
     body = encode_json(prepared, "anthropic", model="claude-sonnet-4-5", max_tokens=1024)
     assert len(body) < 32_000_000  # the whole JSON body, as Anthropic counts it
     fitted = [block for block in prepared[0].content if isinstance(block, ImageBlock)]

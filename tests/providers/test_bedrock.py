@@ -837,8 +837,8 @@ def test_decode_of_encode_gives_the_history_back(target: str, png_bytes: bytes) 
 
 
 def test_the_registry_uses_this_translator(png_bytes: bytes) -> None:
+    from mediablocks.encoding import encode as registry_encode
     from mediablocks.providers import decode as registry_decode
-    from mediablocks.providers import encode as registry_encode
 
     history = [mb.SystemMessage.text("s"), mb.UserMessage.with_images("hi", [png_bytes])]
     fields = registry_encode(history, "bedrock")
@@ -850,7 +850,7 @@ def test_the_registry_uses_this_translator(png_bytes: bytes) -> None:
 
 
 def test_encode_json_streams_the_media_into_the_http_body(png_bytes: bytes) -> None:
-    from mediablocks.providers import encode_json
+    from mediablocks.encoding import encode_json
 
     mp4 = (PUBLIC_TESTDATA / "fixture-imovie.mp4").read_bytes()
     history = [

@@ -19,14 +19,13 @@ from pydantic import BaseModel
 from tests.conftest import make_wav
 
 import mediablocks as mb
+from mediablocks.encoding import encode, encode_json
 from mediablocks.providers import (
     PROVIDERS,
     TRANSLATORS,
     EncodeOptions,
     InvalidOptionError,
     MediaSink,
-    encode,
-    encode_json,
 )
 from mediablocks.providers._json import CHUNK, write_json
 

@@ -1085,8 +1085,8 @@ def test_decode_of_encode_gives_the_history_back(png_bytes: bytes, target: str) 
 
 
 def test_the_registry_uses_this_translator(png_bytes: bytes) -> None:
+    from mediablocks.encoding import encode as registry_encode
     from mediablocks.providers import decode as registry_decode
-    from mediablocks.providers import encode as registry_encode
 
     history = full_history(png_bytes)
     fields = registry_encode(history, "gemini")
@@ -1098,7 +1098,7 @@ def test_the_registry_uses_this_translator(png_bytes: bytes) -> None:
 
 
 def test_encode_json_streams_the_media_into_a_valid_body(png_bytes: bytes) -> None:
-    from mediablocks.providers import encode_json
+    from mediablocks.encoding import encode_json
 
     pdf = make_pdf()
     history = [

@@ -666,13 +666,10 @@ def test_sdk_sends_the_encoded_messages_unchanged(
 
 
 def test_through_the_public_encode_and_decode(png_bytes: bytes) -> None:
-    providers = pytest.importorskip("mediablocks.providers")
-    if not hasattr(providers, "encode"):
-        pytest.skip("mediablocks.providers.encode is not built yet")
     history = [mb.UserMessage.with_images("hi", [png_bytes])]
-    fields = providers.encode(history, "mistral")
+    fields = mb.encode(history, "mistral")
     assert fields == to_mistral(history)
-    assert views(providers.decode(fields, "mistral")) == views(history)
+    assert views(mb.decode(fields, "mistral")) == views(history)
 
 
 def test_bundled_testdata_media_validate() -> None:

@@ -426,13 +426,10 @@ def test_sdk_sends_base64_images_unchanged(server: tuple[str, Any], png_bytes: b
 
 
 def test_through_the_public_encode_and_decode(png_bytes: bytes) -> None:
-    providers = pytest.importorskip("mediablocks.providers")
-    if not hasattr(providers, "encode"):
-        pytest.skip("mediablocks.providers.encode is not built yet")
     history = [mb.UserMessage.with_images("hi", [png_bytes])]
-    fields = providers.encode(history, "ollama")
+    fields = mb.encode(history, "ollama")
     assert fields == to_ollama(history)
-    assert views(providers.decode(fields, "ollama")) == views(history)
+    assert views(mb.decode(fields, "ollama")) == views(history)
 
 
 def test_bundled_testdata_images_validate() -> None:

@@ -43,8 +43,9 @@ from tests.conftest import (
 )
 
 import mediablocks as mb
+from mediablocks.encoding import encode, encode_json
 from mediablocks.errors import DecodeError, UnsupportedBlockError
-from mediablocks.providers import decode, encode, encode_json
+from mediablocks.providers import decode
 from mediablocks.providers._options import EncodeOptions, MediaSink
 from mediablocks.providers.openai_responses import from_openai_responses, to_openai_responses
 from mediablocks.sources import FileIdSource, URLSource

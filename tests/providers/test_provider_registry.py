@@ -9,8 +9,9 @@ import pytest
 from tests.conftest import ROOT
 
 import mediablocks as mb
+from mediablocks.encoding import encode
 from mediablocks.limits import ProviderLimits
-from mediablocks.providers import ALIASES, PROVIDERS, canonical_provider, encode, translator
+from mediablocks.providers import ALIASES, PROVIDERS, canonical_provider, translator
 from mediablocks.providers._docs import BLOCKS, render
 from mediablocks.providers._fold import Folder
 from mediablocks.providers.registry import REGISTRY, Profile, Provider, limits_for, provider_entry

@@ -11,6 +11,7 @@ import pytest
 
 import mediablocks as mb
 from mediablocks import providers
+from mediablocks.encoding import encode
 from mediablocks.errors import DecodeError, MediaBlocksError, UnknownProviderError
 from mediablocks.providers import (
     PROVIDERS,
@@ -18,7 +19,6 @@ from mediablocks.providers import (
     EncodeOptions,
     InvalidOptionError,
     decode,
-    encode,
     translator,
 )
 from mediablocks.providers.registry import provider_entry
@@ -139,7 +139,7 @@ def test_encode_takes_one_message_a_list_a_tuple_or_mediablocks_dicts() -> None:
     [
         (b"hi", r"not a bytes"),
         ([mb.UserMessage.text("a"), 3], r"message 1 is a int"),
-        ([{"role": "user", "content": [{"type": "image_url"}]}], r"message 0 is not a mediab"),
+        ([{"role": "user", "content": [{"type": "image_url"}]}], r"block 0 is not a mediablocks"),
     ],
 )
 def test_encode_refuses_what_is_not_a_message(messages: Any, match: str) -> None:

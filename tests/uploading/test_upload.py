@@ -214,6 +214,21 @@ def test_sdk_errors_become_upload_error_naming_the_block(server: UploadServer) -
         mb.upload([message], "anthropic", _anthropic(server))
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_upload_refused_for_now_says_its_status_and_when_to_retry(
+    server: UploadServer, provider: str
+) -> None:
+    server.fail_next, server.fail_status, server.fail_headers = 1, 429, {"Retry-After": "7"}
+    document = mb.FileBlock.from_bytes(make_pdf(), filename="report.pdf")
+    client = _openai(server) if provider == "openai" else _anthropic(server)
+    with pytest.raises(mb.UploadError) as caught:
+        mb.upload([("user", ["read", document])], provider, client)
+    error = caught.value
+    assert (error.status, error.retry_after) == (429, 7.0)
+    assert (error.code, error.http_status) == ("upload_failed", 502)
+    assert error.block is document
+
+
 def test_s3_errors_and_missing_bucket(
     server: UploadServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,6 +240,7 @@ def test_s3_errors_and_missing_bucket(
     with pytest.raises(mb.UploadError, match="ImageBlock") as caught:
         mb.upload([message], "bedrock", client, bucket="media")
     assert isinstance(caught.value, OSError)
+    assert caught.value.status == 403  # botocore's ClientError, read from its response
 
 
 def test_providers_without_a_file_store_raise() -> None:

@@ -47,6 +47,8 @@ class UploadServer(ThreadingHTTPServer):
         self.received: list[tuple[str, bytes, dict[str, Any]]] = []
         self.lock = threading.Lock()
         self.fail_next = 0
+        self.fail_status = 400  # what a failing OpenAI/Anthropic upload answers, and its headers
+        self.fail_headers: dict[str, str] = {}
         self.processing_polls = 0  # Gemini: answer PROCESSING this many times before ACTIVE
         self.sessions: dict[str, dict[str, Any]] = {}
         self.checks: list[tuple[str, str]] = []
@@ -158,7 +160,8 @@ class _Handler(BaseHTTPRequestHandler):
         anthropic = "anthropic-version" in self.headers
         if self._failing():
             error = {"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}
-            self._json(400, error if anthropic else {"error": {"message": "bad file"}})
+            body = error if anthropic else {"error": {"message": "bad file"}}
+            self._json(self.server.fail_status, body, self.server.fail_headers)
             return
         fields = _multipart(self.headers["Content-Type"], body)
         data, info = fields["file"]

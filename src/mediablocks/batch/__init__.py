@@ -29,8 +29,15 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
-from ..errors import DecodeError, InvalidOptionError, UnsupportedSettingError
-from ..messages import Message
+from ..encoding import as_sendable as as_messages
+from ..errors import (
+    DecodeError,
+    InvalidOptionError,
+    UnsupportedBlockError,
+    UnsupportedSettingError,
+)
+from ..message_input import ROLES
+from ..messages import Message, normalize_role
 from ..providers import (
     EncodeOptions,
     MediaSink,
@@ -39,9 +46,9 @@ from ..providers import (
     translator,
     with_uploads_resolved,
 )
-from ..providers import _as_messages as as_messages
 from ..providers._fields import add_request_fields
 from ..providers._json import write_json
+from ..providers._model_media import check_model_media
 from ..providers.registry import request_module
 from ..settings import Settings
 from ._output import BatchOutput
@@ -78,7 +85,12 @@ def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
     An item is a message list (or one message), a ``(messages, fields)`` pair, or an object
     with a ``messages`` attribute (`mb.Request`: its ``extra`` are fields too).
     """
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict):
+    if (
+        isinstance(item, tuple)
+        and len(item) == 2
+        and isinstance(item[1], dict)
+        and not (isinstance(item[0], str) and normalize_role(item[0]) in ROLES)
+    ):  # ``(messages, fields)``; ``("user", {...block...})`` is a (role, content) pair
         return as_messages(item[0]), dict(item[1]), None
     if isinstance(item, BaseModel) and hasattr(item, "messages") and not hasattr(item, "role"):
         extra = getattr(item, "extra", None) or {}
@@ -138,9 +150,14 @@ def batch_line(
     if name == "bedrock" and bedrock_format == "anthropic":
         name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
     encoder, _ = translator(name)
-    encoded = encoder(with_uploads_resolved(list(messages), name, chosen), chosen)
     where = f"batch request {index} ({custom_id!r})"
     verbatim = {**(fields or {}), **own}
+    model = verbatim.get("model", getattr(request, "model", None))
+    try:
+        check_model_media(messages, name, model)
+    except UnsupportedBlockError as exc:
+        raise UnsupportedBlockError(f"{where}: {exc}", block=exc.block) from None
+    encoded = encoder(with_uploads_resolved(list(messages), name, chosen), chosen)
     clashes = sorted(set(verbatim) & set(encoded))
     if clashes:
         raise InvalidOptionError(

@@ -181,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
                     raise ItemError(f"id {rid!r} is not unique")
                 messages = build()
                 if args.prepare:
-                    messages = prepare(messages, provider, **conversion_options(args))
+                    messages = prepare(
+                        messages, provider, model=args.model, **conversion_options(args)
+                    )
                 line = batch_line(
                     messages, provider, rid, fields=fields, bedrock_format=args.bedrock_format
                 )
@@ -228,7 +230,10 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--provider", required=True, help=", ".join(BATCH_PROVIDERS))
     parser.add_argument("--out", required=True, help="the batch file to write")
     parser.add_argument("--prompt", help="text before each file (with files/folders)")
-    parser.add_argument("--model", help="model name put in every request (OpenAI, Anthropic)")
+    parser.add_argument(
+        "--model",
+        help="model name put in every request (OpenAI, Anthropic); --prepare fits media to it",
+    )
     parser.add_argument(
         "--max-tokens", type=_positive, metavar="N", help="max_tokens put in every request"
     )

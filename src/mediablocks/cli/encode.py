@@ -1,4 +1,9 @@
-"""``mediablocks encode``: the provider-ready user message holding the files, as JSON."""
+"""``mediablocks encode``: the provider-ready user message holding the files, as JSON.
+
+With ``--prepare`` each file is first fitted to the provider (and ``--model``) as `mb.prepare`
+fits it: images resized or converted, audio and video converted, documents made pages or text,
+so what is printed is what the provider accepts; the conversion flags are `prepare`'s.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,12 @@ import sys
 from typing import Any
 
 from ..blocks import TextBlock
+from ..encoding import encode
 from ..errors import MediaBlocksError
-from ..messages import UserMessage
-from ..providers import canonical_provider, encode
+from ..messages import Message, UserMessage
+from ..preparing import prepare
+from ..providers import canonical_provider
+from ._conversion import add_conversion_flags, conversion_options
 from ._items import Item, expand, load
 from ._output import run_each
 from ._printable import printable_json
@@ -39,11 +47,14 @@ def _content_of(fields: dict[str, Any]) -> Any:
     return fields
 
 
-def _checked(item: Item, provider: str, target: str) -> dict[str, Any]:
-    """The item's block, encoded alone once so an error names this file, not a block index."""
-    block = load(item)
-    encode([UserMessage(content=[block])], provider, target="json" if target == "json" else "sdk")
-    return {"block": block}
+def _checked(item: Item, provider: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The item's blocks (prepared, with ``--prepare``), encoded alone once so an error names
+    this file, not a block index."""
+    message: Message = UserMessage(content=[load(item)])
+    if args.prepare:
+        [message] = prepare([message], provider, model=args.model, **conversion_options(args))
+    encode([message], provider, target="json" if args.target == "json" else "sdk")
+    return {"blocks": list(message.content)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,14 +62,16 @@ def run(args: argparse.Namespace) -> int:
     provider = canonical_provider(args.provider)
     blocks: list[Any] = [TextBlock(text=args.text)] if args.text else []
     items = list(expand(args.paths))
-    results, failed = run_each(
-        items, lambda item: _checked(item, provider, args.target), None, args.debug
-    )
+    results, failed = run_each(items, lambda item: _checked(item, provider, args), None, args.debug)
     if failed:
         return 1
-    blocks.extend(result["block"] for result in results)
+    for result in results:
+        blocks.extend(result["blocks"])
     try:
-        fields = encode([UserMessage(content=blocks)], provider, target=args.target)
+        messages: list[Message] = [UserMessage(content=blocks)]
+        if args.prepare:  # the request's totals (image count, bytes) across the files
+            messages = prepare(messages, provider, model=args.model, **conversion_options(args))
+        fields = encode(messages, provider, target=args.target)
     except MediaBlocksError as exc:  # a limit of the whole message, not of one file
         if args.debug:
             raise
@@ -90,4 +103,15 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--blocks", action="store_true", help="print only the message's content blocks"
     )
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help="fit each file to the provider first, as mb.prepare does (resize, convert, split)",
+    )
+    parser.add_argument(
+        "--model",
+        help="with --prepare: the model, where limits depend on it (default: the provider's "
+        "most restrictive current model)",
+    )
+    add_conversion_flags(parser)  # used with --prepare
     parser.set_defaults(run=run)

@@ -4,6 +4,12 @@ A file is read with at most ``--max-bytes`` in memory: a larger one is judged fr
 window alone (type and facts; every provider says ``no``). Whatever one file does (a decoder
 failing on a PSD, a truncated JPEG), it gets its own row with the reason and the run goes on;
 ``--json`` always prints one valid JSON document.
+
+Images in the common formats (JPEG, PNG, GIF, WebP, HEIC, AVIF...) are judged from their headers
+(`mediablocks.images.plan.plan_image`: the same plan `prepare` follows, without decoding a pixel
+to resize or re-encode), so a 12-megapixel HEIC costs milliseconds per provider, not seconds;
+everything else asks `prepare_with_report`. Written to a terminal, the table fits its width; to
+a pipe or a file, nothing is cut (paths, types, reasons, token counts), unless ``COLUMNS`` is set.
 """
 
 from __future__ import annotations
@@ -16,18 +22,19 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..changes import DEFAULT_MAX_IMAGE_PIXELS
 from ..fetching.policy import current_policy
-from ..media import MediaBlock
+from ..media import ImageBlock, MediaBlock
 from ..messages import UserMessage
 from ..mime import mime_kind
 from ..preparing import prepare_with_report
 from ..probing import probe
 from ..providers import canonical_provider
-from ..providers.registry import WIRE_FORMATS
+from ..providers.registry import WIRE_FORMATS, limits_for, provider_entry
 from ..tokens import estimate_tokens
 from ._conversion import add_conversion_flags, conversion_options, describe_parts, plural
 from ._items import Item, expand, is_url, load_bounded
-from ._output import Column, Table, format_size, output_width, run_each
+from ._output import Column, Table, format_size, output_width, run_each, terminal_width
 from ._printable import printable
 from ._wording import for_shell, short_reason
 
@@ -79,10 +86,13 @@ def _describe_facts(facts: dict[str, Any], compact: bool = False) -> str:
 def _verdict(block: MediaBlock, provider: str, options: dict[str, Any]) -> dict[str, Any]:
     """Whether ``provider`` takes the block as it is, what `prepare` changes, or why it cannot.
 
-    Asks `prepare_with_report` (with ``options``: the image limit and the conversion flags)
-    about a message holding just the block, so a block that becomes several (PDF pages, video
-    frames, audio parts, a document's text) counts as sendable, and says what it becomes.
+    An image in a common format is judged from its header (`_image_verdict`). Anything else asks
+    `prepare_with_report` (with ``options``: the image limit and the conversion flags) about a
+    message holding just the block, so a block that becomes several (PDF pages, video frames,
+    audio parts, a document's text) counts as sendable, and says what it becomes.
     """
+    if isinstance(block, ImageBlock) and block.mime_type in _PLANNED_TYPES:
+        return _image_verdict(block, provider, options)
     message = UserMessage(content=[block])
     try:
         prepared, report = prepare_with_report([message], provider, read_urls=True, **options)
@@ -98,6 +108,41 @@ def _verdict(block: MediaBlock, provider: str, options: dict[str, Any]) -> dict[
         changes.append(f"becomes {count} block{'s' if count != 1 else ''}")
         verdict["becomes"] = {"blocks": count, "parts": parts}
     return verdict
+
+
+_PLANNED_TYPES = frozenset(
+    {"image/jpeg", "image/png", "image/gif", "image/webp", "image/heic", "image/heif"}
+    | {"image/avif", "image/bmp"}
+)
+"""`mediablocks.images.plan.PLANNED_TYPES`, spelt here so ``mediablocks --help`` loads no
+Pillow (`tests/cli` checks the two agree)."""
+
+
+def _image_verdict(block: ImageBlock, provider: str, options: dict[str, Any]) -> dict[str, Any]:
+    """`_verdict` for an image, from its header: the limits `prepare` fits to (the model it
+    assumes without one) and the plan `fit_image` would follow."""
+    from ..images import ImageTarget
+    from ..images.plan import plan_image
+
+    entry = provider_entry(provider)
+    limits = limits_for(provider, entry.assumed_model())
+    if not limits.image_types:
+        return {"status": "cannot", "reason": f"{limits.provider} takes no image input"}
+    target = ImageTarget.from_limits(limits, optimal_size=options.get("optimal_size", True))
+    pixels = options.get("max_image_pixels", DEFAULT_MAX_IMAGE_PIXELS)
+    try:
+        changes = plan_image(
+            block.read(),
+            target,
+            strip_metadata=options.get("strip_metadata", True),
+            max_image_pixels=pixels,
+            what=block.describe(),
+        )
+    except Exception as exc:  # any decoder failure is this file's verdict, not the run's
+        return {"status": "cannot", "reason": for_shell(exc)}
+    if not changes:
+        return {"status": "as-is"}
+    return {"status": "prepare", "changes": [str(change) for change in changes]}
 
 
 def _described(verdict: dict[str, Any]) -> str:
@@ -225,15 +270,23 @@ def _table(results: list[dict[str, Any]], providers: Sequence[str], compact: boo
     return table
 
 
+def _width(stream: Any) -> int | None:
+    """The width to fit the table to: the terminal's, else ``COLUMNS``; None for a pipe or a
+    file, where nothing is cut (a script or a log reads every path, type and reason whole)."""
+    if terminal_width(stream) is None and not os.environ.get("COLUMNS", "").isdigit():
+        return None
+    return output_width(stream)
+
+
 def _fitted_table(
-    results: list[dict[str, Any]], providers: Sequence[str], width: int
+    results: list[dict[str, Any]], providers: Sequence[str], width: int | None
 ) -> tuple[Table, bool]:
-    """The table with token counts if it fits ``width``, else the compact one (marks only,
-    three-letter provider headings, the type's subtype, facts without sample rate and channels);
-    ``(table, compact)``."""
+    """The table with token counts if it fits ``width`` (always, for None: no limit), else the
+    compact one (marks only, three-letter provider headings, the type's subtype, facts without
+    sample rate and channels); ``(table, compact)``."""
     ordered = sorted(results, key=_rank)
     full = _table(ordered, providers, compact=False)
-    if full.fits(width) or not all(p in COMPACT_NAMES for p in providers):
+    if width is None or full.fits(width) or not all(p in COMPACT_NAMES for p in providers):
         return full, False
     return _table(ordered, providers, compact=True), True
 
@@ -286,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
     inspected = [info for info in results if "error" not in info]
     compact = False
     if inspected:
-        width = output_width(sys.stdout)
+        width = _width(sys.stdout)
         table, compact = _fitted_table(inspected, providers, width)
         print(table.render(width, header=not args.quiet))
     if args.details:

@@ -317,8 +317,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> int:
     options: dict[str, Any] = {"model": args.model, "max_image_pixels": args.max_pixels}
     options |= conversion_options(args)
-    if args.optimal:
-        options["optimal_size"] = True
+    if args.full_size:
+        options["optimal_size"] = False
     previous = _previous_outputs(folder) if args.overwrite else _Previous([], [], None)
     outputs = _Outputs(folder, args.overwrite)
     items = list(expand(args.paths))
@@ -378,7 +378,14 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="folder for the fitted files")
     parser.add_argument("--model", help="the model, where limits depend on it")
     parser.add_argument(
-        "--optimal", action="store_true", help="target the provider's optimal image size"
+        "--optimal",
+        action="store_true",
+        help="target the provider's optimal image size (the default; kept for old scripts)",
+    )
+    parser.add_argument(
+        "--full-size",
+        action="store_true",
+        help="keep images as large as the provider's limits allow, not its optimal size",
     )
     parser.add_argument(
         "--skip-unsupported",

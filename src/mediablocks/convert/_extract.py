@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any, Protocol
 from xml.parsers import expat
 
-from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
+from ..errors import DecodeError, DecompressionBombError, MediaBlocksError, UnsupportedBlockError
 
 __all__ = [
     "MAX_COMPRESSION_RATIO",
@@ -182,8 +182,8 @@ class ZipReader:
     def read(self, name: str) -> bytes:
         return b"".join(self.chunks(name))
 
-    def bomb(self, detail: str) -> DecodeError:
-        return DecodeError(
+    def bomb(self, detail: str) -> DecompressionBombError:
+        return DecompressionBombError(
             f"{self.what}: refused as a decompression bomb ({self.format_name}): {detail}"
         )
 

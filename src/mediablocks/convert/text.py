@@ -11,7 +11,8 @@ this process. This module imports no pydantic: the workers import it.
 
 from __future__ import annotations
 
-from ..errors import InvalidOptionError, UnsupportedBlockError
+from ..errors import DecodeError, InvalidOptionError, UnsupportedBlockError
+from ..mime.encodings import declared_text, text_encoding
 from ._extract import ExtractedText, require_installed
 from .legacy import LEGACY_TYPES, legacy_text
 from .limits import DEFAULT_MAX_TEXT_CHARS
@@ -53,11 +54,9 @@ def _is_text_like(mime: str) -> bool:
 
 
 def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    """UTF-8 text (ASCII included), as providers read text documents: UTF-16 or UTF-32 without a
+    byte-order mark is valid UTF-8 full of NULs, and is not."""
+    return text_encoding(data) == "utf-8"
 
 
 def text_convertible(mime: str) -> bool:
@@ -72,29 +71,22 @@ def text_convertible(mime: str) -> bool:
 
 
 def decode_text(data: bytes, charset: str | None = None) -> tuple[str, str]:
-    """``(text, encoding used)``: ``charset`` when given and valid, else by byte-order mark,
-    else UTF-8, else UTF-16 without a mark (NUL bytes in every other position), else cp1252."""
-    boms = (
-        (b"\xef\xbb\xbf", "utf-8-sig"),
-        (b"\xff\xfe\x00\x00", "utf-32"),
-        (b"\x00\x00\xfe\xff", "utf-32"),
-        (b"\xff\xfe", "utf-16"),
-        (b"\xfe\xff", "utf-16"),
-    )
-    candidates = [charset] if charset else []
-    candidates += [codec for bom, codec in boms if data.startswith(bom)][:1]
-    sample = data[:512]
-    if len(sample) >= 4 and sample[1::2].count(0) * 2 >= len(sample) // 2 > 0:
-        candidates.append("utf-16-le")
-    elif len(sample) >= 4 and sample[0::2].count(0) * 2 >= len(sample) // 2 > 0:
-        candidates.append("utf-16-be")
-    candidates.append("utf-8")
-    for codec in candidates:
+    """``(text, encoding used)``: ``charset`` when given and valid, else the encoding the bytes
+    are text in (`mediablocks.mime.encodings.detect_text`: a byte-order mark, UTF-8, UTF-16 or
+    UTF-32 without a mark, Windows-1252). Bytes that are text in none of them raise
+    `DecodeError`: they are never turned into replacement characters or NULs."""
+    if charset:
         try:
-            return data.decode(codec), codec
+            return data.decode(charset), charset
         except (UnicodeDecodeError, LookupError):
-            continue
-    return data.decode("cp1252", "replace"), "cp1252"
+            pass
+    found = declared_text(data)
+    if found is None:
+        raise DecodeError(
+            "the bytes are not text in UTF-8, UTF-16, UTF-32 or Windows-1252 (binary data, or "
+            "a declared text type that is wrong)"
+        )
+    return found
 
 
 def document_text(

@@ -290,6 +290,7 @@ class _Hops:
                 f"cannot fetch {_shown(shown)}: HTTP {status}{' ' + reason if reason else ''}",
                 status_code=status,
                 url=shown,
+                retry_after=response.headers.get("retry-after"),
             )
         return False
 

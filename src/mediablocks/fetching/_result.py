@@ -5,18 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import FetchError
+from ..errors import FetchStatusError
 
 __all__ = ["FetchResult", "FetchStatusError"]
-
-
-class FetchStatusError(FetchError):
-    """The server answered with an HTTP error status (4xx or 5xx) or an unusable 1xx/3xx."""
-
-    def __init__(self, message: str, *, status_code: int, url: str) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.url = url
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from typing import Any, Literal, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._checks import check_count
-from .._depth import check_depth
 from ..blocks import (
     Block,
     RawBlock,
@@ -29,6 +28,8 @@ from ..blocks import (
 )
 from ..errors import DecodeError, MediaBlocksError
 from ..media import MediaBlock
+from ..message_input import MessageLike, MessagesLike, is_role_pair, message_from_dict, message_of
+from ..message_input import as_messages as _as_messages
 from ..messages import (
     SESSION_ROLES,
     AssistantMessage,
@@ -36,13 +37,12 @@ from ..messages import (
     SystemMessage,
     ToolMessage,
     _message_adapter,
-    coerce_messages,
+    _MessageBase,
     normalize_role,
     sent_content,
 )
 from ..tokens import CHARS_PER_TOKEN as _CHARS_PER_TOKEN
 from ..tokens import estimate_tokens
-from .parsing import parse_blocks
 
 __all__ = [
     "FlatItem",
@@ -94,81 +94,72 @@ def parse_message(data: Message | dict[str, Any]) -> Message:
     Its ``content`` may be a raw JSON list of blocks: block types mediablocks does not know are
     kept verbatim as ``RawBlock(provider="unknown", data=...)`` instead of failing the message.
     """
-    if not isinstance(data, dict):
-        if isinstance(data, BaseModel) and isinstance(getattr(data, "role", None), str):
-            return data
-        raise DecodeError(f"a message is a dict or a Message, not a {type(data).__name__}")
-    check_depth(data, "message")
-    content = data.get("content")
-    if isinstance(content, (list, tuple)):
-        data = {**data, "content": parse_blocks(list(content), unknown="raw")}
-    try:
-        return _message_adapter().validate_python(data)
-    except ValidationError as exc:
-        raise DecodeError(f"not a valid message: {summarize_validation_error(exc)}") from None
+    if isinstance(data, dict):
+        return message_from_dict(data)
+    if isinstance(data, _MessageBase):
+        return data
+    raise DecodeError(f"a message is a dict or a Message, not a {type(data).__name__}")
 
 
 def as_messages(messages: Any) -> list[Message]:
-    """Messages from one message or a sequence of them, dicts in mediablocks' JSON form included
-    (see `parse_message`): what every history utility accepts."""
-    messages = coerce_messages(messages)
-    if isinstance(messages, (BaseModel, dict)):
-        messages = [messages]
-    if isinstance(messages, (str, bytes)) or not hasattr(messages, "__iter__"):
-        raise DecodeError(f"expected messages, not a {type(messages).__name__}")
-    out: list[Message] = []
-    for item in messages:
-        if not isinstance(item, (dict, BaseModel)) or isinstance(item, FlatItem):
-            raise DecodeError(f"expected a message, not a {type(item).__name__}")
-        out.append(parse_message(item))  # type: ignore[arg-type]
-    return out
+    """Messages from anything message-like (`mediablocks.message_input`): what every history
+    utility accepts."""
+    return _as_messages(messages, "history")
 
 
-def normalize_messages(messages: Sequence[Message | dict[str, Any]]) -> list[FlatItem]:
+def normalize_messages(messages: MessagesLike) -> list[FlatItem]:
     """A flat stream: one `FlatItem` per block, carrying its message's id, role, time and model.
 
-    Messages may also be dicts in mediablocks' JSON form (see `parse_message`).
+    Takes messages as every entry point does (`mediablocks.message_input`): messages, their
+    dicts, strings, ``(role, content)`` pairs, or one of them.
     """
-    if isinstance(messages, (str, bytes, dict, BaseModel)) or not isinstance(messages, Iterable):
-        raise DecodeError(
-            f"normalize_messages takes a list of messages, not a {type(messages).__name__}"
-        )
     items: list[FlatItem] = []
-    for given in messages:
-        message = parse_message(given)
-        rest = {
-            name: getattr(message, name)
-            for name in type(message).model_fields
-            if name not in _IDENTITY_FIELDS
-        }
-        model = rest.get("model")
-        first = FlatItem(
-            message_id=message.id,
-            role=message.role,
-            timestamp=message.timestamp,
-            model=model if isinstance(model, str) else None,
-            message=rest,
-            metadata=dict(message.metadata),
-        )
-        if not message.content:
-            items.append(first)
-            continue
-        items.append(first.model_copy(update={"block": message.content[0]}))
-        items.extend(
-            first.model_copy(update={"index": index, "block": block, "message": {}})
-            for index, block in enumerate(message.content[1:], start=1)
-        )
+    for message in _as_messages(messages, "normalize_messages"):
+        _flatten(message, items)
     return items
 
 
-def regroup_messages(items: Iterable[FlatItem | Message | dict[str, Any]]) -> list[Message]:
+def _flatten(message: Message, items: list[FlatItem]) -> None:
+    rest = {
+        name: getattr(message, name)
+        for name in type(message).model_fields
+        if name not in _IDENTITY_FIELDS
+    }
+    model = rest.get("model")
+    first = FlatItem(
+        message_id=message.id,
+        role=message.role,
+        timestamp=message.timestamp,
+        model=model if isinstance(model, str) else None,
+        message=rest,
+        metadata=dict(message.metadata),
+    )
+    if not message.content:
+        items.append(first)
+        return
+    items.append(first.model_copy(update={"block": message.content[0]}))
+    items.extend(
+        first.model_copy(update={"index": index, "block": block, "message": {}})
+        for index, block in enumerate(message.content[1:], start=1)
+    )
+
+
+def regroup_messages(
+    items: Iterable[FlatItem | MessageLike] | FlatItem | MessageLike,
+) -> list[Message]:
     """The inverse of `normalize_messages`: consecutive items of one message id become a message.
 
     Items may be `FlatItem`s (or their dicts), and messages or message dicts are accepted too (as
     `normalize_messages` takes them): they are flattened first.
     """
     flat: list[FlatItem] = []
-    for given in items:
+    if isinstance(items, (FlatItem, str, dict, _MessageBase)) or is_role_pair(items):
+        items = [items]  # type: ignore[list-item]  # one item or one message-like value
+    elif isinstance(items, (bytes, bytearray, memoryview, BaseModel)) or not isinstance(
+        items, Iterable
+    ):
+        _as_messages(items, "regroup_messages")  # raises, naming what it is
+    for index, given in enumerate(items):
         if isinstance(given, FlatItem):
             flat.append(given)
         elif isinstance(given, dict) and "message_id" in given:
@@ -179,7 +170,7 @@ def regroup_messages(items: Iterable[FlatItem | Message | dict[str, Any]]) -> li
                     f"not a valid flat item: {summarize_validation_error(exc)}"
                 ) from None
         else:
-            flat.extend(normalize_messages([given]))
+            _flatten(message_of(given, "regroup_messages", index), flat)
     messages: list[Message] = []
     current: FlatItem | None = None
     blocks: list[Block] = []
@@ -244,7 +235,7 @@ def block_to_message(item: FlatItem | Block | dict[str, Any], role: str | None =
         ) from None
 
 
-def merge_consecutive(messages: Sequence[Message | dict[str, Any]]) -> list[Message]:
+def merge_consecutive(messages: MessagesLike) -> list[Message]:
     """Merge adjacent messages of the same role into one.
 
     The merged message keeps the first message's id, timestamp and other fields, with the blocks
@@ -274,7 +265,7 @@ def _kind(block: Block) -> str:
 
 
 def filter_messages(
-    messages: Sequence[Message | dict[str, Any]],
+    messages: MessagesLike,
     *,
     roles: Iterable[str] | None = None,
     drop: Iterable[BlockKind] = (),
@@ -349,7 +340,7 @@ def _block_tokens(block: Block, provider: str | None, model: str | None) -> int:
 
 
 def count_tokens(
-    messages: Message | dict[str, Any] | Sequence[Message | dict[str, Any]],
+    messages: MessagesLike,
     provider: str | None = None,
     *,
     model: str | None = None,
@@ -389,7 +380,7 @@ def _units(messages: Sequence[Message]) -> list[list[Message]]:
 
 
 def trim_messages(
-    messages: Sequence[Message | dict[str, Any]],
+    messages: MessagesLike,
     max_tokens: int,
     *,
     provider: str | None = None,
@@ -449,7 +440,7 @@ def _describe_block(block: Block) -> str:
     return f"[raw {block.provider}] {block.data.get('type', '')}"
 
 
-def pretty(messages: Sequence[Message | dict[str, Any]] | Message) -> str:
+def pretty(messages: MessagesLike) -> str:
     """A readable text rendering of a history, media shown as summaries, never as base64.
 
     Takes what the other history utilities take: messages, message dicts, one message."""
@@ -469,8 +460,6 @@ def pretty(messages: Sequence[Message | dict[str, Any]] | Message) -> str:
     return "\n".join(lines)
 
 
-def pretty_print(
-    messages: Sequence[Message | dict[str, Any]] | Message, file: TextIO | None = None
-) -> None:
+def pretty_print(messages: MessagesLike, file: TextIO | None = None) -> None:
     """Print `pretty(messages)`."""
     print(pretty(messages), file=file or sys.stdout)

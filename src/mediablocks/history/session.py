@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from ..blocks import TextBlock, ToolResultBlock
 from ..errors import DoesNotFitError, InvalidOptionError
 from ..fetching.policy import FetchPolicy
+from ..message_input import MessagesLike
 from ..messages import Message
 from ..providers._options import canonical_provider
 from ..providers.registry import limits_for
@@ -142,18 +141,10 @@ def _check(
 
 
 def _messages(history: object) -> list[Message]:
-    if isinstance(history, (str, bytes, BaseModel)) or not isinstance(history, Sequence):
-        raise InvalidOptionError(
-            f"fit_session takes a list of messages, not a {type(history).__name__}"
-        )
-    for index, message in enumerate(history):
-        if not isinstance(message, BaseModel) or not isinstance(
-            getattr(message, "role", None), str
-        ):
-            raise InvalidOptionError(
-                f"fit_session: item {index} is a {type(message).__name__}, not a message"
-            )
-    return list(history)
+    """The history as every entry point reads messages (`mediablocks.message_input`)."""
+    from ..message_input import as_messages
+
+    return as_messages(history, "fit_session")
 
 
 def _fits(session: SessionMedia, plan: Plan, max_tokens: int | None) -> tuple[bool, bool, int, int]:
@@ -355,7 +346,7 @@ def _removed(item: Item) -> TextBlock:
 
 
 def fit_session(
-    history: Sequence[Message],
+    history: MessagesLike,
     provider: str,
     *,
     keep_last_media: int = 3,

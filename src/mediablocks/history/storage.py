@@ -24,7 +24,8 @@ from ..datauri import b64decode, b64encode
 from ..errors import DecodeError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy
 from ..media import MediaBlock
-from ..messages import Message, dump_messages, load_messages
+from ..message_input import MessagesLike, as_messages, dump_messages, load_messages
+from ..messages import Message
 from ..mime import detect_mime
 from ..sources import PathSource
 from ..sources._confined import Confinement
@@ -97,13 +98,14 @@ def _media_blocks(messages: Sequence[Message]) -> Iterator[MediaBlock]:
         yield from inner(message.content)
 
 
-def redacted(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def redacted(messages: MessagesLike) -> list[dict[str, Any]]:
     """A JSON-ready view for logs: media blocks become ``{"type": ..., "media": "<summary>"}``.
 
     Media anywhere (tool results included) are summarised by `media_summary`, and so is any other
     string of `LONG_TEXT` characters or more that is base64 or a base64 data URI (images inside
     provider raw blocks, encrypted reasoning). Nothing is read or fetched.
     """
+    messages = as_messages(messages, "redacted")
     summaries = {id(block): media_summary(block) for block in _media_blocks(messages)}
     output: list[dict[str, Any]] = []
     for message in messages:
@@ -151,7 +153,7 @@ def _base64_summary(text: str, declared: str | None) -> str:
 
 
 def save_history(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     path: str | os.PathLike[str] | None = None,
     *,
     media_dir: str | os.PathLike[str] | None = None,
@@ -166,6 +168,7 @@ def save_history(
     current fetch policy) so the history holds its own copy. URL and provider-file blocks always
     stay references.
     """
+    messages = as_messages(messages, "save_history")
     text = dump_messages(messages, indent=indent)
     embedded = _path_bytes(messages) if embed_paths else {}
     if media_dir is None and not embedded:

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._unicode import surrogate_in, surrogate_note
 from ..blocks import TextBlock, ToolCallBlock, ToolResultBlock
-from ..errors import MediaBlocksError
+from ..errors import HistoryError
 from ..messages import SESSION_ROLES, AssistantMessage, Message, SystemMessage
+from ..providers.lengths import caps_for
 
 if TYPE_CHECKING:
     from ..tools import Tool
@@ -53,6 +54,8 @@ _RESULTS_RIGHT_AFTER = frozenset({"openai-chat", "mistral"})
 # Providers that refuse a user message right after tool results ("Unexpected role 'user' after
 # role 'tool'"): an assistant message must come between.
 _ASSISTANT_AFTER_RESULTS = frozenset({"mistral"})
+# The longest string and call id each provider takes: `mediablocks.providers.lengths`
+# (documented defaults, configurable per provider with `set_length_limits`).
 
 
 def _is_results(message: Message) -> bool:
@@ -79,15 +82,6 @@ def _answers(sent: list[tuple[int, Message]], position: int, provider: str) -> s
     return answered
 
 
-class HistoryError(MediaBlocksError, ValueError):
-    """A history with problems; ``problems`` lists every one."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = list(problems)
-        lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"{len(self.problems)} problem(s) in the history:\n{lines}")
-
-
 def validate(
     messages: Sequence[Message] | Message | Any,
     provider: str | None = None,
@@ -99,11 +93,12 @@ def validate(
     ``messages`` may also be one message or dicts in mediablocks' JSON form. With ``tools`` (the
     request's `Tool`s or their names), a call to a tool not among them is flagged too.
     """
-    from . import as_messages
+    from ..message_input import as_messages
 
-    messages = as_messages(messages)
+    messages = as_messages(messages, "validate")
     canonical = canonical_target(provider)
     wire = wire_of(canonical)
+    caps = caps_for(canonical, wire)
     known = None if tools is None else {t if isinstance(t, str) else t.name for t in tools}
     problems: list[Problem] = []
     calls: dict[str, int] = {}
@@ -125,7 +120,7 @@ def validate(
         if not message.content and not (is_last and isinstance(message, AssistantMessage)):
             problems.append(Problem(index, -1, "empty-message", f"{message.role} message is empty"))
         for block_index, block in enumerate(message.content):
-            problems.extend(block_rules(block, index, block_index, wire, known))
+            problems.extend(block_rules(block, index, block_index, wire, known, caps=caps))
             if canonical == HARNESS:
                 problems.extend(harness_rules(block, index, block_index))
             if isinstance(block, TextBlock) and not block.text.strip():

@@ -90,6 +90,8 @@ def _inspect(image: ImageFile, data: bytes) -> _Facts:
     mime = _FORMAT_MIME.get(fmt) or image.get_format_mimetype() or f"image/{fmt.lower()}"
     exif = _exif(image)
     orientation = exif.get(0x0112, 1) if exif is not None else 1
+    if orientation == 1 and fmt in ("HEIF", "AVIF"):
+        orientation = _heif_orientation(image, data)
     if not isinstance(orientation, int) or not 1 <= orientation <= 8:
         orientation = 1
     width, height = image.size
@@ -114,6 +116,19 @@ def _inspect(image: ImageFile, data: bytes) -> _Facts:
         needs_mode_change=mode_change,
         lossless_webp=fmt == "WEBP" and _webp_is_lossless(data),
     )
+
+
+def _heif_orientation(image: ImageFile, data: bytes) -> int:
+    """The EXIF orientation a HEIF decoder did not apply. pillow-heif turns the image by the
+    container's ``irot``/``imir`` and reports the EXIF value as ``original_orientation`` (setting
+    the EXIF one to 1); a photo edited on iOS has the EXIF value and no transform box, so nothing
+    turned it, and it is applied here like a JPEG's (1 when the decoder did the work)."""
+    original = image.info.get("original_orientation")
+    if not isinstance(original, int) or original == 1:
+        return 1
+    from ..probing.images import heif_has_transform
+
+    return 1 if heif_has_transform(data) else original
 
 
 def _webp_is_lossless(data: bytes) -> bool:

@@ -15,7 +15,7 @@ from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ..mime import mime_kind
 
-__all__ = ["as_content", "as_messages", "media_from_base64", "media_of_kind", "plain", "require"]
+__all__ = ["as_content", "media_from_base64", "media_of_kind", "plain", "require"]
 
 _CLASSES: dict[str, type[MediaBlock]] = {
     "image": ImageBlock,
@@ -74,31 +74,3 @@ def as_content(block: MediaBlock) -> ContentBlock:
     """A media block as tool-result content (every media class is one; the base class is not
     in the union, so the checker needs telling)."""
     return cast(ContentBlock, block)
-
-
-def as_messages(messages: Any, what: str) -> list[Any]:
-    """A list of mediablocks messages from one message, a list of them, or their dicts."""
-    from pydantic import ValidationError
-
-    from ..blocks import summarize_validation_error
-    from ..messages import _message_adapter, coerce_messages
-
-    items = coerce_messages(messages)
-    if isinstance(items, (BaseModel, dict)):
-        items = [items]
-    if not isinstance(items, (list, tuple)):
-        raise DecodeError(f"{what} takes mediablocks messages, not a {type(messages).__name__}")
-    out: list[Any] = []
-    for index, item in enumerate(items):
-        if isinstance(item, dict):
-            try:
-                item = _message_adapter().validate_python(item)
-            except ValidationError as exc:
-                raise DecodeError(
-                    f"{what}: message {index} is not a mediablocks message "
-                    f"({summarize_validation_error(exc)})"
-                ) from None
-        if not isinstance(item, BaseModel) or not isinstance(getattr(item, "role", None), str):
-            raise DecodeError(f"{what}: message {index} is a {type(item).__name__}")
-        out.append(item)
-    return out

@@ -16,6 +16,7 @@ from .._base import BlockBase
 from ..blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..errors import DecodeError, UnsupportedBlockError
 from ..media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
+from ..message_input import as_messages
 from ..messages import (
     AssistantMessage,
     CustomMessage,
@@ -25,7 +26,7 @@ from ..messages import (
     UserMessage,
 )
 from ..sources import FileIdSource, URLSource
-from ._common import as_messages, require
+from ._common import require
 
 __all__ = ["KEY", "META", "to_pydantic_ai"]
 

@@ -24,13 +24,13 @@ from .._depth import check_depth, loads
 from ..blocks import RawBlock, TextBlock, ToolResultBlock, parse_block
 from ..errors import DecodeError, MediaBlocksError
 from ..fetching.policy import FetchPolicy
+from ..message_input import message_of
 from ..messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolMessage,
     UserMessage,
-    coerce_message,
     normalize_role,
 )
 from ..providers import _sniff
@@ -94,7 +94,7 @@ def _body(payload: dict[str, Any]) -> list[Message]:
     out = _system_fields(payload)
     items = payload[lists[0]]
     if isinstance(items, str):
-        return [*out, coerce_message(items)]
+        return [*out, message_of(items, "decode", None)]
     if not isinstance(items, list):
         raise DecodeError(f"auto payload: {lists[0]!r} is not a list")
     return out + [m for i, item in enumerate(items) for m in _item(item, i)]
@@ -139,7 +139,7 @@ def _item(item: Any, index: int) -> list[Message]:
         return _framework("pydantic-ai", [item], where)
     item = as_dict(item)
     if isinstance(item, str):
-        return [coerce_message(item)]
+        return [message_of(item, "decode", None)]
     if not isinstance(item, dict):
         raise DecodeError(f"{where} is a {type(item).__name__}, not a message")
     if item.get("kind") in ("request", "response") and isinstance(item.get("parts"), list):

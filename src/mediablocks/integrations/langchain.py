@@ -27,9 +27,10 @@ from ..blocks import (
 )
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..media import MediaBlock
+from ..message_input import as_messages
 from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from ..usage import Usage
-from ._common import as_messages, require
+from ._common import require
 from ._langchain_blocks import (
     LANGCHAIN,
     block_from_standard,

@@ -206,8 +206,8 @@ def _item(item: Any, where: str) -> BlockBase:
         return _with_details(block, item, kept)
     if kind in _URL_KINDS:
         cls = _URL_KINDS[kind]
-        block = cls.from_url(str(item.get("url")), item.get("media_type"))
-        return _with_details(block, item, kept)
+        linked = cls.from_url(str(item.get("url")), item.get("media_type"))
+        return _with_details(linked, item, kept)
     if kind == "uploaded-file":
         provider = mediablocks_provider(item.get("provider_name"))
         block = FileBlock.from_file_id(

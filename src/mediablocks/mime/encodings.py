@@ -55,16 +55,66 @@ def decode_text(head: bytes, truncated: bool) -> str | None:
 
     ``truncated`` says the data goes on past ``head``: a character cut by the end is forgiven then.
     """
+    found = detect_text(head, truncated)
+    return None if found is None else found[0]
+
+
+def text_encoding(data: bytes, truncated: bool = False) -> str | None:
+    """The encoding ``data`` is text in (``"utf-8"``, ``"utf-8-sig"``, ``"utf-16-le"``,
+    ``"utf-16-be"``, ``"utf-32-le"``, ``"utf-32-be"`` with or without a byte-order mark, or
+    ``"cp1252"``), or None when it is not text. ASCII is ``"utf-8"``."""
+    found = detect_text(data, truncated)
+    return None if found is None else found[1]
+
+
+def declared_text(data: bytes, truncated: bool = False) -> tuple[str, str] | None:
+    """``(text, encoding)`` for bytes already declared to be text: `detect_text`, else
+    Windows-1252 for a short or unusual text that holds no control byte (``caf\xe9``); None for
+    bytes that are text in no encoding. ``truncated``: as for `detect_text`."""
+    found = detect_text(data, truncated)
+    if found is not None:
+        return found
+    if data.translate(None, _TEXT_BYTES):
+        return None
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    return None if _TEXT_CONTROL.search(text) else (text, "cp1252")
+
+
+def is_text_type(mime: str) -> bool:
+    """A MIME type whose bytes are text (``text/*``, JSON, XML, YAML...), SVG and RTF aside."""
+    if mime in ("image/svg+xml", "text/rtf"):
+        return False
+    return mime.startswith("text/") or mime.endswith(
+        ("/json", "+json", "/xml", "+xml", "/yaml", "/x-yaml", "/toml", "/x-ndjson")
+    )
+
+
+def utf8_text(data: bytes) -> str | None:
+    """``data`` as a string when it is UTF-8 text (a byte-order mark dropped); None when it is
+    text in another encoding (UTF-16 or UTF-32 without a mark is valid UTF-8 full of NULs: it is
+    refused here, never read as garbage) or not text at all."""
+    found = detect_text(data, False)
+    if found is None or found[1] not in ("utf-8", "utf-8-sig"):
+        return None
+    return found[0]
+
+
+def detect_text(head: bytes, truncated: bool) -> tuple[str, str] | None:
+    """``(text, encoding)`` for the head when it is plausibly text; None otherwise (see
+    `decode_text` and `text_encoding`)."""
     if head.startswith(b"\xef\xbb\xbf"):
-        return _utf8(head[3:], truncated)
+        return _named(_utf8(head[3:], truncated), "utf-8-sig")
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
         codec = "utf-32-le" if head[0] == 0xFF else "utf-32-be"
         text = _decode_wide(head[4:], codec, 4, truncated)
         if text is not None or head[0] == 0x00:
-            return text  # an FF FE 00 00 that is no UTF-32 may be UTF-16 with a NUL: go on
+            return _named(text, codec)  # an FF FE 00 00 that is no UTF-32 may be UTF-16: go on
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         codec = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
-        return _decode_wide(head[2:], codec, 2, truncated)
+        return _named(_decode_wide(head[2:], codec, 2, truncated), codec)
     if b"\x00" in head[:64]:
         return _wide_without_bom(head, truncated)
     if head.translate(None, _TEXT_BYTES):
@@ -74,18 +124,23 @@ def decode_text(head: bytes, truncated: bool) -> str | None:
         text = head.decode("ascii")
         if len(text) >= 64 and not any(map(str.isspace, text)) and _table_like(text):
             return None  # printable bytes of a table, not a line of text
-        return text
+        return text, "utf-8"
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as error:
         if error.reason == "unexpected end of data" and error.start >= len(head) - 3:
             # Valid UTF-8 up to a character cut at the end: forgiven when the data goes on, and
             # a broken character (not single-byte text) when this really is the end.
-            return head[: error.start].decode("utf-8") if truncated else None
-        return _single_byte(head) or _wide_without_bom(head, truncated)
+            return (head[: error.start].decode("utf-8"), "utf-8") if truncated else None
+        single = _single_byte(head)
+        return (single, "cp1252") if single is not None else _wide_without_bom(head, truncated)
     if _TEXT_CONTROL.search(text):
         return None  # a C1 control character
-    return text
+    return text, "utf-8"
+
+
+def _named(text: str | None, codec: str) -> tuple[str, str] | None:
+    return None if text is None else (text, codec)
 
 
 def _utf8(body: bytes, truncated: bool) -> str | None:
@@ -128,8 +183,9 @@ def _assigned_characters(text: str) -> bool:
     return all(category(char) not in ("Co", "Cn", "Cs") for char in set(text))
 
 
-def _wide_without_bom(head: bytes, truncated: bool) -> str | None:
-    """UTF-32 or UTF-16 without a BOM, told apart by where the zero bytes fall."""
+def _wide_without_bom(head: bytes, truncated: bool) -> tuple[str, str] | None:
+    """UTF-32 or UTF-16 without a BOM, told apart by where the zero bytes fall: ``(text,
+    encoding)``."""
     if len(head) < _MIN_WIDE:
         return None
     sample = head[:512]
@@ -140,22 +196,22 @@ def _wide_without_bom(head: bytes, truncated: bool) -> str | None:
         zero_le = sample[2:end:4].count(0) + sample[3:end:4].count(0)
         zero_be = sample[0:end:4].count(0) + sample[1:end:4].count(0)
         if zero_le == 2 * quads and sample[0] != 0:
-            return _plausible_wide(head, "utf-32-le", 4, truncated)
+            return _named(_plausible_wide(head, "utf-32-le", 4, truncated), "utf-32-le")
         if zero_be == 2 * quads and sample[3] != 0:
-            return _plausible_wide(head, "utf-32-be", 4, truncated)
+            return _named(_plausible_wide(head, "utf-32-be", 4, truncated), "utf-32-be")
     even_zero, odd_zero = sample[0::2].count(0), sample[1::2].count(0)
     pairs = len(sample) // 2
     # Latin-script UTF-16: many high bytes are NUL, and never the low one (nor a whole pair).
     if even_zero == 0 and odd_zero * 4 >= pairs:
-        return _plausible_wide(head, "utf-16-le", 2, truncated)
+        return _named(_plausible_wide(head, "utf-16-le", 2, truncated), "utf-16-le")
     if odd_zero == 0 and even_zero * 4 >= pairs:
-        return _plausible_wide(head, "utf-16-be", 2, truncated)
+        return _named(_plausible_wide(head, "utf-16-be", 2, truncated), "utf-16-be")
     # Another script (Cyrillic, Greek, CJK...): one block's high byte, in one byte order.
     for codec, high in (("utf-16-le", sample[1::2]), ("utf-16-be", sample[0::2])):
         if _one_script(high, pairs):
             text = _plausible_wide(head, codec, 2, truncated)
             if text is not None:
-                return text
+                return text, codec
     return None
 
 

@@ -28,7 +28,7 @@ The package's modules, one step each: `options` (`PrepareOptions`), `report` (`P
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 # ``X as X``: names importable from `mediablocks.preparing` since it was one module stay so.
 from .._checks import check_size
@@ -40,11 +40,14 @@ from ..convert.limits import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
 from ..convert.limits import ConversionLimits
 from ..errors import DoesNotFitError, InvalidOptionError
 from ..fetching.policy import FetchPolicy, fetch_budget
+from ..limits import ProviderLimits
 from ..media import MediaBlock
+from ..message_input import MessagesLike, as_messages
 from ..messages import Message
-from ..providers.registry import limits_for
+from ..providers.registry import limits_for, provider_entry
 from ..standins.cache import StandInCache, default_stand_in_cache
 from ..standins.types import Describer, Transcriber
+from .accept import check_accepted
 from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
@@ -54,6 +57,7 @@ from .options import UnsupportedStrategy as UnsupportedStrategy
 from .options import VideoStrategy as VideoStrategy
 from .report import BlockReport as BlockReport
 from .report import PrepareReport as PrepareReport
+from .report import assumed_in
 from .slots import _counted as _counted
 from .slots import _find_media as _find_media
 from .slots import _rebuild as _rebuild
@@ -81,11 +85,11 @@ __all__ = [
 
 
 def prepare(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     *,
     model: str | None = None,
-    optimal_size: bool = False,
+    optimal_size: bool = True,
     strip_metadata: bool = True,
     convert: bool = True,
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
@@ -108,6 +112,7 @@ def prepare(
     transcriber: Transcriber | None = None,
     describer: Describer | None = None,
     stand_in_cache: StandInCache | None = None,
+    accept: Iterable[str] | None = None,
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -132,6 +137,12 @@ def prepare(
     description; a video sent as frames gets its speech transcript between the frames. Answers
     are cached by content hash in ``stand_in_cache`` (default: one in-memory cache per
     process), so preparing a saved history again calls neither.
+
+    ``messages`` are taken as every entry point takes them (a string, ``(role, content)`` pairs,
+    dicts...). ``accept`` (kinds such as ``"image"`` or MIME types such as ``"application/pdf"``,
+    ``"image/*"``) refuses every other block with `NotAcceptedError` before anything is decoded.
+    Without ``model``, the provider's most restrictive current model is assumed where its models
+    differ (OpenAI Chat: a model without audio input), and the report says so.
     """
     prepared, _ = prepare_with_report(
         messages,
@@ -160,16 +171,17 @@ def prepare(
         transcriber=transcriber,
         describer=describer,
         stand_in_cache=stand_in_cache,
+        accept=accept,
     )
     return prepared
 
 
 def prepare_with_report(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     *,
     model: str | None = None,
-    optimal_size: bool = False,
+    optimal_size: bool = True,
     strip_metadata: bool = True,
     convert: bool = True,
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
@@ -192,9 +204,12 @@ def prepare_with_report(
     transcriber: Transcriber | None = None,
     describer: Describer | None = None,
     stand_in_cache: StandInCache | None = None,
+    accept: Iterable[str] | None = None,
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
-    limits = limits_for(provider, model)
+    listed = as_messages(messages, "prepare")
+    limits, assumed = _limits(provider, model)
+    check_accepted(list(_find_media(listed)), accept)
     options = PrepareOptions(
         optimal_size=optimal_size,
         strip_metadata=strip_metadata,
@@ -220,7 +235,20 @@ def prepare_with_report(
     run = _Preparation(limits, options)
     run.stand_ins = stand_ins_for(transcriber, describer, stand_in_cache)
     with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
-        return walk(run, list(messages))
+        prepared, report = walk(run, listed)
+    if assumed is not None:
+        report = assumed_in(report, assumed)
+    return prepared, report
+
+
+def _limits(provider: str, model: str | None) -> tuple[ProviderLimits, str | None]:
+    """The limits to fit to, and the model assumed when none was given (None: not assumed)."""
+    if model is not None:
+        return limits_for(provider, model), None
+    assumed = provider_entry(provider).assumed_model()
+    if assumed is None:
+        return limits_for(provider), None
+    return limits_for(provider, assumed), assumed
 
 
 def prepare_block(
@@ -229,7 +257,7 @@ def prepare_block(
     *,
     model: str | None = None,
     image_count: int = 1,
-    optimal_size: bool = False,
+    optimal_size: bool = True,
     strip_metadata: bool = True,
     convert: bool = True,
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,

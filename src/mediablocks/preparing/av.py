@@ -88,7 +88,7 @@ def audio_only_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
     if not run.limits.audio_types:
         reason = f"holds audio and no video, and {name} takes no audio input"
         run.no_form[id(slot)] = reason
-        run.problems.append(f"{slot.where}: {reason}")
+        run.problem(slot, "unsupported_kind", reason)
         return
     converted = _convert(run, slot, data)
     changes = [

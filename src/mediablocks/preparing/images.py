@@ -9,7 +9,13 @@ Pillow loads with the first image (`mediablocks.images` is imported inside the f
 from __future__ import annotations
 
 from ..changes import Change
-from ..errors import BrokenMediaError, DecodeError, ImageBombError, MediaBlocksError
+from ..errors import (
+    BrokenMediaError,
+    ConversionCrashedError,
+    DecodeError,
+    ImageBombError,
+    MediaBlocksError,
+)
 from ..limits import measured_size
 from .budget import SHARE_FLOOR_SIDE, image_budget, water_level
 from .slots import _kind, _replaced, _Slot
@@ -30,7 +36,7 @@ def fit_image_slot(
     min_side: int | None = None,
 ) -> None:
     if not run.limits.image_types:
-        run.problems.append(f"{slot.where}: {run.limits.provider} takes no image input")
+        run.problem(slot, "unsupported_kind", f"{run.limits.provider} takes no image input")
         return
     from ..images import ImageTarget, fit_image  # Pillow loads with the first image
 
@@ -55,8 +61,17 @@ def fit_image_slot(
             max_image_pixels=run.options.max_image_pixels,
             what=slot.block.describe(),
         )
+    except ConversionCrashedError as exc:  # raised at once, as the converter's crash
+        raise ConversionCrashedError(
+            f"{slot.where}: {_reason(exc, slot.block)}",
+            signal=exc.signal,
+            limit=exc.limit,
+            block=slot.block,
+        ) from None
     except DecodeError as exc:  # raised at once: the bytes are broken, not too large
-        raise BrokenMediaError(f"{slot.where}: {_reason(exc, slot.block)}") from None
+        raise BrokenMediaError(
+            f"{slot.where}: {_reason(exc, slot.block)}", block=slot.block
+        ) from None
     if fitted.unchanged:
         return
     changes = fitted.changes
@@ -149,8 +164,10 @@ def share_image_bytes(run: _Preparation, slots: list[_Slot], image_count: int) -
         cap = water_level(sizes, budget)
         over = [slot for slot in images if (slot.size or 0) > cap]
         if cap < 1 or not over:
-            run.problems.append(
-                f"{len(images)} images do not fit {reason}: {budget:,} raw bytes are left for them"
+            run.problem(
+                None,
+                "too_large",
+                f"{len(images)} images do not fit {reason}: {budget:,} raw bytes are left for them",
             )
             return
         run.notes.append(
@@ -199,9 +216,7 @@ def refit_to_share(run: _Preparation, slot: _Slot, image_count: int, cap: int, r
     except (ImageBombError, _BrokenImageError):
         raise
     except MediaBlocksError as exc:
-        run.problems.append(
-            f"{slot.where}: does not fit its share of {reason}: {_reason(exc, slot.block)}"
-        )
+        run.problem_from(slot, exc, f"does not fit its share of {reason}: ")
         return False
     changes = earlier + refit.changes + (shared_change(run, cap, reason),)
     fitted = refit.result

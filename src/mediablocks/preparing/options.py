@@ -73,7 +73,7 @@ class PrepareOptions:
     provider takes in no form instead of raising. A message left empty stays, empty.
     """
 
-    optimal_size: bool = False
+    optimal_size: bool = True
     strip_metadata: bool = True
     convert: bool = True
     max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS

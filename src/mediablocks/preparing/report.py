@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..changes import Change
 from ..limits import ByteMeasure
@@ -56,6 +56,9 @@ class PrepareReport:
     blocks: tuple[BlockReport, ...] = ()
     notes: tuple[str, ...] = ()
     """What was done for the request as a whole (images sharing its byte budget)."""
+    model_assumed: bool = False
+    """True when no model was given and ``model`` is the one `prepare` assumed: the provider's
+    most restrictive current model (the notes say so too)."""
 
     @property
     def changed(self) -> list[BlockReport]:
@@ -113,7 +116,17 @@ class PrepareReport:
         return [c for e in self.blocks for c in e.changes if c.kind in ("transcribed", "described")]
 
     def __str__(self) -> str:
-        lines = [f"prepared for {self.provider}" + (f" ({self.model})" if self.model else "")]
+        model = f" ({self.model}{', assumed' if self.model_assumed else ''})" if self.model else ""
+        lines = [f"prepared for {self.provider}{model}"]
         lines.extend(f"  {entry}" for entry in self.blocks)
         lines.extend(f"  request: {note}" for note in self.notes)
         return "\n".join(lines)
+
+
+def assumed_in(report: PrepareReport, model: str) -> PrepareReport:
+    """``report`` saying that ``model`` was assumed because none was given."""
+    note = (
+        f"no model given: fitted for {model}, {report.provider}'s most restrictive current "
+        "model (pass model= to fit for another)"
+    )
+    return replace(report, model=model, model_assumed=True, notes=(note, *report.notes))

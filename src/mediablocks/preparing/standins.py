@@ -38,7 +38,7 @@ from ..standins.types import (
     as_transcript,
 )
 from .slots import _kind, _Slot
-from .state import _Preparation, _probe
+from .state import _Preparation, _probe, decode_check
 
 __all__ = [
     "TRANSCRIPT_WINDOW_SECONDS",
@@ -147,6 +147,16 @@ def _stand_in(
     block = slot.block
     data = block.read(run.options.policy)
     kind = _kind(block)
+    # No stand-in is asked to read what cannot be decoded; MIDI is notes, not sound FFmpeg
+    # decodes, so only its header (read already) says it is sound.
+    if kind in ("audio", "video") and block.mime_type != "audio/midi":
+        check = "check_audio_decodes" if kind == "audio" else "check_video_decodes"
+        try:
+            decode_check(check, data, block.describe())
+        except DecodeError as exc:
+            run.broken.add(id(slot))
+            run.problem_from(slot, exc)
+            return None
     blocks: list[ContentBlock] = []
     changes: list[Change] = []
     if stand_ins.transcriber is not None and kind in ("audio", "video"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
+from ..errors import DecodeError, DoesNotFitError, FitProblem, MediaBlocksError
 from ..fetching.policy import FetchPolicy
 from ..limits import ByteMeasure, ProviderLimits, measured_size
 from ..media import MediaBlock
@@ -25,7 +25,7 @@ class _Preparation:
     def __init__(self, limits: ProviderLimits, options: PrepareOptions) -> None:
         self.limits = limits
         self.options = options
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # `FitProblem`s (a plain string gets the generic code)
         self.notes: list[str] = []
         self.text_bytes = 0  # JSON bytes of the non-media content, counted by `walk`
         self.image_count = 0  # images in the request before any video became frames
@@ -34,6 +34,23 @@ class _Preparation:
         self.no_form: dict[int, str] = {}  # id(slot) -> why the provider takes it in no form
         self.broken: set[int] = set()  # id(slot) of blocks whose bytes do not decode
         self.stand_ins: StandIns | None = None  # the caller's transcriber / describer
+
+    def problem(self, slot: _Slot | None, code: str, text: str) -> None:
+        """Record a problem with its stable ``code`` (`FitProblem`): about ``slot``'s block, or
+        the whole request when ``slot`` is None."""
+        where = slot.where if slot is not None else ""
+        self.problems.append(
+            FitProblem(
+                f"{where}: {text}" if where else text,
+                code=code,
+                block=slot.block if slot is not None else None,
+                where=where,
+            )
+        )
+
+    def problem_from(self, slot: _Slot, exc: MediaBlocksError, context: str = "") -> None:
+        """Record ``exc`` as ``slot``'s problem, with the code the error carries."""
+        self.problem(slot, problem_code(exc), f"{context}{_reason(exc, slot.block)}")
 
     def raise_problems(self) -> None:
         if self.problems:
@@ -92,11 +109,15 @@ class _Preparation:
         if mime in accepted:
             return False
         name = self.limits.provider
+        if self.limits.model and self.limits.types_for(kind) != _base_types(name, kind):
+            name += f" ({self.limits.model})"  # the model's rule, not the provider's
         if not accepted:
-            self.problems.append(f"{slot.where}: {name} takes no {kind} input{_needed(kind)}")
+            self.problem(slot, "unsupported_kind", f"{name} takes no {kind} input{_needed(kind)}")
         else:
-            self.problems.append(
-                f"{slot.where}: {name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}"
+            self.problem(
+                slot,
+                "unsupported_type",
+                f"{name} takes {kind} as {', '.join(sorted(accepted))}, not {mime}",
             )
         return True
 
@@ -138,10 +159,19 @@ class _Preparation:
             return
         counted = measured_size(slot.size, measure)
         if counted > limit:
-            self.problems.append(
-                f"{slot.where}: {counted:,} bytes ({measure}) is over {self.limits.provider}'s "
-                f"{kind} limit of {limit:,} bytes"
+            self.problem(
+                slot,
+                "too_large",
+                f"{counted:,} bytes ({measure}) is over {self.limits.provider}'s "
+                f"{kind} limit of {limit:,} bytes",
             )
+
+
+def _base_types(provider: str, kind: str) -> frozenset[str]:
+    """The types ``provider`` takes for ``kind`` whatever the model."""
+    from ..providers.registry import limits_for
+
+    return limits_for(provider).types_for(kind)
 
 
 def _needed(kind: str) -> str:
@@ -152,6 +182,17 @@ def _needed(kind: str) -> str:
             "audio model, Gemini, Bedrock, Mistral)"
         )
     return ""
+
+
+def problem_code(exc: MediaBlocksError) -> str:
+    """The `FitProblem` code for an error met while fitting a block: its own code, except that
+    undecodable bytes are ``broken_media`` and a converter's `DoesNotFitError` keeps its
+    problem's code."""
+    if isinstance(exc, DoesNotFitError):
+        return exc.problems[0].code
+    if type(exc) is DecodeError:
+        return "broken_media"
+    return exc.code
 
 
 def _reason(exc: MediaBlocksError, block: MediaBlock) -> str:
@@ -181,3 +222,13 @@ def _raw_bytes(limit: int | None, measure: ByteMeasure) -> int | None:
     if limit is None:
         return None
     return (limit // 4) * 3 if measure == "base64" else limit
+
+
+def decode_check(name: str, payload: bytes, what: str) -> None:
+    """One `mediablocks.convert.verify` check in a conversion worker (PyAV and PDFium can crash
+    on crafted input), under the limits and time budget `fit` put in scope."""
+    from ..convert import verify
+    from ..convert.isolation import run_isolated
+
+    converter = "PDF engine (PDFium)" if name == "check_pdf_opens" else "FFmpeg (PyAV)"
+    run_isolated(what, getattr(verify, name), payload, what, converter=converter)

@@ -19,14 +19,18 @@ def check_totals(run: _Preparation, slots: list[_Slot]) -> None:
         by_kind.setdefault(_kind(slot.block), []).append(slot)
     images = by_kind["image"]
     if limits.max_images is not None and len(images) > limits.max_images:
-        run.problems.append(
-            f"the request holds {len(images)} images; {name} takes at most {limits.max_images}"
+        run.problem(
+            None,
+            "too_many",
+            f"the request holds {len(images)} images; {name} takes at most {limits.max_images}",
         )
     documents = by_kind["document"]
     if limits.max_documents is not None and len(documents) > limits.max_documents:
-        run.problems.append(
+        run.problem(
+            None,
+            "too_many",
             f"the request holds {len(documents)} documents; {name} takes at most "
-            f"{limits.max_documents}"
+            f"{limits.max_documents}",
         )
     check_total(
         run,
@@ -62,9 +66,12 @@ def check_total(
     total = sum(value for _, value in counted)
     if total > limit:
         parts = ", ".join(f"{slot.where} ({_number(value)})" for slot, value in counted)
-        run.problems.append(
+        code = "too_long" if "seconds" in unit else "too_many" if "pages" in unit else "too_large"
+        run.problem(
+            None,
+            code,
             f"{_number(total)} {unit} in one request is over {run.limits.provider}'s limit "
-            f"of {_number(limit)}: {parts}"
+            f"of {_number(limit)}: {parts}",
         )
 
 

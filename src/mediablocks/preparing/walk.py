@@ -19,7 +19,7 @@ from .documents import fit_document
 from .images import _BrokenImageError, fit_image_slot, plan_image_shares, share_image_bytes
 from .report import BlockReport, PrepareReport
 from .slots import _find_media, _kind, _rebuild, _Slot
-from .state import _needed, _Preparation, _probe, _reason
+from .state import _needed, _Preparation, _probe, decode_check
 from .totals import check_totals
 
 
@@ -110,7 +110,9 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
                 hint = " (read_urls=True lets prepare fetch it and send frames)"
             elif kind == "document" and isinstance(block.source, URLSource):
                 hint = " (read_urls=True lets prepare fetch it and send page images or text)"
-            run.problems.append(f"{slot.where}: {run.limits.provider} takes no {kind} input{hint}")
+            run.problem(
+                slot, "unsupported_kind", f"{run.limits.provider} takes no {kind} input{hint}"
+            )
         return
     try:
         data = block.read(run.options.policy)
@@ -125,12 +127,14 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             fit_document(run, slot, data)
         if kind != "image":
             _verify(run, slot, data)
-    except (ImageBombError, _BrokenImageError):
+    except (ImageBombError, _BrokenImageError) as exc:
+        if exc.block is None:
+            exc.block = block
         raise
     except MediaBlocksError as exc:
         if isinstance(exc, DecodeError):
             run.broken.add(id(slot))  # no stand-in is asked to read what cannot be decoded
-        run.problems.append(f"{slot.where}: {_reason(exc, block)}")
+        run.problem_from(slot, exc)
 
 
 def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
@@ -143,7 +147,7 @@ def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
     if slot.replacement is not None:  # only copied audio among new blocks is unverified
         for part in slot.parts if remuxed else []:
             if _kind(part.block) == "audio":
-                _isolated_check("check_audio_decodes", part.block.read(), slot.block.describe())
+                decode_check("check_audio_decodes", part.block.read(), slot.block.describe())
         return
     if result is not slot.block and not remuxed:
         return
@@ -152,21 +156,11 @@ def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
     payload = data if result is slot.block else result.read()
     what = slot.block.describe()
     if kind == "audio":
-        _isolated_check("check_audio_decodes", payload, what)
+        decode_check("check_audio_decodes", payload, what)
     elif kind == "video":
-        _isolated_check("check_video_decodes", payload, what)
+        decode_check("check_video_decodes", payload, what)
     elif result.mime_type == "application/pdf":
-        _isolated_check("check_pdf_opens", payload, what)
-
-
-def _isolated_check(name: str, payload: bytes, what: str) -> None:
-    """One `mediablocks.convert.verify` check in a conversion worker (PyAV and PDFium can crash
-    on crafted input), under the limits and time budget `fit` put in scope."""
-    from ..convert import verify
-    from ..convert.isolation import run_isolated
-
-    converter = "PDF engine (PDFium)" if name == "check_pdf_opens" else "FFmpeg (PyAV)"
-    run_isolated(what, getattr(verify, name), payload, what, converter=converter)
+        decode_check("check_pdf_opens", payload, what)
 
 
 def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:

@@ -186,13 +186,49 @@ def _jpeg(d: _Data) -> _Fields:
     raise DecodeError("JPEG without a frame header (SOF) before the image data")
 
 
+def heif_has_transform(data: bytes | bytearray | memoryview) -> bool:
+    """Whether a HEIF/AVIF image's primary item carries an ``irot`` or ``imir`` transform (the
+    decoder then turns it; without one, an EXIF orientation is all that says how it stands, as in
+    photos edited on iOS). False when the header cannot be read."""
+    from ._data import _BufferData
+
+    try:
+        props = _primary_properties(_BufferData(data))
+    except (_Truncated, DecodeError):
+        return False
+    return any(kind in (b"irot", b"imir") for kind, _, _ in props or ())
+
+
 def _heif(d: _Data) -> _Fields:
     moov = _child(d, 0, d.size, b"moov")
     if moov is not None:  # an image sequence (avis, msf1): frames and timing from its track
         return _image_sequence(d, moov)
+    chosen = _primary_properties(d)
+    if not chosen:
+        return {}  # no association for the primary item: do not guess among the ispe boxes
+    out: _Fields = {"frames": 1}
+    turned = False
+    for kind, payload, _ in chosen:
+        if kind == b"ispe":
+            body = d.at(payload, 12)
+            out["width"], out["height"] = _u32be(body, 4), _u32be(body, 8)
+        elif kind == b"clap":  # the clean aperture: the coded size cropped to what is shown
+            body = _need(d.at(payload, 16), 16)
+            width_n, width_d, height_n, height_d = (_u32be(body, i) for i in (0, 4, 8, 12))
+            if width_d and height_d and width_n and height_n:
+                out["width"], out["height"] = width_n // width_d, height_n // height_d
+        elif kind == b"irot":
+            turned = bool(_need(d.at(payload, 1), 1)[0] & 1)
+    if turned and "width" in out:
+        out["width"], out["height"] = out["height"], out["width"]
+    return out
+
+
+def _primary_properties(d: _Data) -> list[tuple[bytes, int, int]] | None:
+    """The property boxes (``ipco`` entries) associated with the primary item, in order."""
     meta = _child(d, 0, d.size, b"meta")
     if meta is None:
-        return {}
+        return None
     start, end = meta[0] + 4, meta[1]  # meta is a full box: version and flags first
     primary = None
     pitm = _child(d, start, end, b"pitm")
@@ -201,10 +237,10 @@ def _heif(d: _Data) -> _Fields:
         primary = _u16be(body, 4) if body[0] == 0 else _u32be(body, 4)
     iprp = _child(d, start, end, b"iprp")
     if iprp is None:
-        return {}
+        return None
     ipco = _child(d, iprp[0], iprp[1], b"ipco")
     if ipco is None:
-        return {}
+        return None
     props = _boxes(d, ipco[0], ipco[1])
     chosen: list[int] = []
     ipma = _child(d, iprp[0], iprp[1], b"ipma")
@@ -228,25 +264,7 @@ def _heif(d: _Data) -> _Fields:
             if item == primary:
                 chosen = [i - 1 for i in indices if 0 < i <= len(props)]
                 break
-    if not chosen:
-        return {}  # no association for the primary item: do not guess among the ispe boxes
-    out: _Fields = {"frames": 1}
-    turned = False
-    for index in chosen:
-        kind, payload, _ = props[index]
-        if kind == b"ispe":
-            body = d.at(payload, 12)
-            out["width"], out["height"] = _u32be(body, 4), _u32be(body, 8)
-        elif kind == b"clap":  # the clean aperture: the coded size cropped to what is shown
-            body = _need(d.at(payload, 16), 16)
-            width_n, width_d, height_n, height_d = (_u32be(body, i) for i in (0, 4, 8, 12))
-            if width_d and height_d and width_n and height_n:
-                out["width"], out["height"] = width_n // width_d, height_n // height_d
-        elif kind == b"irot":
-            turned = bool(_need(d.at(payload, 1), 1)[0] & 1)
-    if turned and "width" in out:
-        out["width"], out["height"] = out["height"], out["width"]
-    return out
+    return [props[index] for index in chosen]
 
 
 def _image_sequence(d: _Data, moov: tuple[int, int]) -> _Fields:

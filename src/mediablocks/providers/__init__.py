@@ -1,43 +1,30 @@
 """Translate messages to and from every provider's wire format.
 
-`encode` turns mediablocks messages into the fields of a provider's official SDK call (or its
-REST JSON), `decode` reads a provider's request body, message list or response back, and
-`encode_json` writes a whole JSON request body with the media base64 streamed straight into the
-output. Each wire format lives in its own module (``openai_chat``, ``anthropic``...), imported on
-first use, so a translator that is missing or broken only affects its own provider.
+`translator` gives a provider's ``(to_<name>, from_<name>)`` pair, `decode` reads a provider's
+request body, message list or response back, and `decode_response` its one reply. Each wire
+format lives in its own module (``openai_chat``, ``anthropic``...), imported on first use, so a
+translator that is missing or broken only affects its own provider. `mb.encode` lives a floor up
+(`mediablocks.encoding`): it reads message-like input the way every entry point does.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, Literal, overload
-
-from pydantic import BaseModel, ValidationError
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .._depth import check_depth, loads
-from .._unicode import check_text
-from ..blocks import RawBlock, ToolCallBlock, summarize_validation_error
-from ..errors import (
-    DecodeError,
-    MediaBlocksError,
-    UnknownProviderError,
-    UnsupportedBlockError,
-)
-from ..fetching.policy import FetchPolicy, fetch_budget, use_policy
-from ..messages import AssistantMessage, Message, _message_adapter, coerce_messages
-from ..settings import Settings
+from ..blocks import RawBlock
+from ..errors import DecodeError, MediaBlocksError, UnknownProviderError
+from ..fetching.policy import FetchPolicy
+from ..messages import AssistantMessage, Message
 from ..sources._trust import loading
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
-from ..tools import Tool
 from ..usage import Prices
-from . import _sniff, _typed
+from . import _sniff
 from ._common import as_dict, malformed_field, wrong_typed_field
-from ._json import write_json
 from ._options import (
     ALIASES,
     PROVIDERS,
@@ -48,10 +35,7 @@ from ._options import (
     canonical_provider,
 )
 from ._profiles import checked_encoder, labelled_decoder, profile_encoder
-from ._report import EncodeReport
 from ._response import one_reply
-from ._rules import compaction_as_user, foreign_blocks_checked
-from ._sendable import check_sendable
 from ._typed import (
     AnthropicFields,
     BedrockFields,
@@ -61,11 +45,7 @@ from ._typed import (
     OpenAIChatFields,
     OpenAIResponsesFields,
 )
-from .registry import REGISTRY, provider_entry, request_module
-
-if TYPE_CHECKING:
-    from ..sources.media_store import MediaStore
-    from ..uploading import Uploader
+from .registry import REGISTRY, provider_entry
 
 __all__ = [
     "ALIASES",
@@ -85,9 +65,7 @@ __all__ = [
     "canonical_provider",
     "decode",
     "decode_response",
-    "encode",
-    "encode_json",
-    "encode_with_report",
+    "merge_fields",
     "normalized_stop_reason",
     "translator",
 ]
@@ -153,299 +131,6 @@ def forget_translator(provider: str) -> None:
     """Drop the translator pair made for ``provider`` (a profile declared again)."""
     with _lock:
         _loaded.pop(provider, None)
-
-
-def _as_messages(messages: Message | Sequence[Message] | Any) -> list[Message]:
-    """A list of messages from one message, a sequence of them, or mediablocks-format dicts."""
-    messages = coerce_messages(messages)  # "text" is one user message; ("user", "hi") pairs
-    items = [messages] if isinstance(messages, (BaseModel, dict)) else messages
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise DecodeError(
-            f"encode takes a message or a list of messages, not a {type(messages).__name__}"
-        )
-    out: list[Message] = []
-    for index, item in enumerate(items):
-        if isinstance(item, dict):
-            try:
-                item = _message_adapter().validate_python(item)
-            except ValidationError as exc:
-                raise DecodeError(
-                    f"message {index} is not a mediablocks message "
-                    f"({summarize_validation_error(exc)}); to read a provider's own format use "
-                    "mb.decode(payload, provider)"
-                ) from None
-        elif not isinstance(item, BaseModel) or not isinstance(getattr(item, "role", None), str):
-            raise DecodeError(
-                f"message {index} is a {type(item).__name__}, not a mediablocks message"
-            )
-        _check_tool_args(index, item)
-        out.append(item)
-    return out
-
-
-def _check_tool_args(index: int, message: Message) -> None:
-    """Tool-call arguments must be JSON (every provider sends them as JSON): checked up front so a
-    non-JSON value raises `UnsupportedBlockError` naming the call, never a raw `TypeError`."""
-    for position, block in enumerate(getattr(message, "content", ())):
-        if not isinstance(block, ToolCallBlock) or block.raw_args is not None:
-            continue
-        try:
-            json.dumps(block.args)
-        except (TypeError, ValueError, RecursionError) as exc:
-            problem = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
-            raise UnsupportedBlockError(
-                f"message {index}, block {position}: tool call {block.name!r} ({block.id}) has "
-                f"arguments that are not JSON ({problem})"
-            ) from None
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: _typed.OpenAIChatName,
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.OpenAIChatFields: ...
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: _typed.OpenAIResponsesName,
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.OpenAIResponsesFields: ...
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: Literal["anthropic"],
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.AnthropicFields: ...
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: _typed.GeminiName,
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.GeminiFields: ...
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: _typed.BedrockName,
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.BedrockFields: ...
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: Literal["mistral"],
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.MistralFields: ...
-
-
-@overload
-def encode(  # type: ignore[overload-overlap]
-    messages: Message | Sequence[Message],
-    provider: Literal["ollama"],
-    *,
-    target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> _typed.OllamaFields: ...
-
-
-@overload
-def encode(
-    messages: Message | Sequence[Message],
-    provider: str,
-    *,
-    target: Literal["sdk", "json"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
-) -> dict[str, Any]: ...
-
-
-def encode(
-    messages: Message | Sequence[Message],
-    provider: str,
-    *,
-    target: Literal["sdk", "json"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = "auto",
-    policy: FetchPolicy | None = None,
-    thinking: Literal["drop", "text"] = "drop",
-    tool_result_media: Literal["error", "user_message"] = "user_message",
-    tools: Sequence[Tool] | None = None,
-    tool_choice: str | None = None,
-    settings: Settings | None = None,
-    unsupported: Literal["error", "drop"] = "error",
-    compaction: Literal["skip", "user"] = "skip",
-    media_store: MediaStore | None = None,
-    uploader: Uploader | None = None,
-) -> Mapping[str, Any]:
-    """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
-
-    ``target="sdk"`` gives what the official Python SDK accepts (raw bytes where boto3 and
-    google-genai take bytes); ``target="json"`` gives the HTTP API's JSON. With a provider name
-    written out (``"anthropic"``) and the SDK target, a type checker sees the fields as the SDK's
-    own parameter types (`AnthropicFields`...), so the SDK call keeps its return type.
-    ``tools``, ``tool_choice`` and ``settings`` become the provider's own fields (for Gemini, one
-    ``config`` holding them with the system instruction). The other options are described on
-    `EncodeOptions`. Session messages are skipped; a block the provider cannot carry raises
-    `UnsupportedBlockError` naming it and its position, and a setting it cannot honour
-    `UnsupportedSettingError` (unless ``unsupported="drop"``).
-
-    Media uploaded with `mb.upload` goes out by its copy's id where ``provider``'s file store
-    has one, inline elsewhere (its bytes from memory, ``media_store``, or its origin); with an
-    ``uploader`` (`mb.Uploader`), what the store lacks is uploaded first instead.
-    """
-    options = EncodeOptions(
-        target=target,
-        url_media=url_media,
-        policy=policy,
-        thinking=thinking,
-        tool_result_media=tool_result_media,
-        tools=tuple(tools or ()),
-        tool_choice=tool_choice,
-        settings=settings,
-        unsupported=unsupported,
-        compaction=compaction,
-        media_store=media_store,
-        uploader=uploader,
-    )
-    return _encode_with(messages, provider, options)
-
-
-def encode_with_report(
-    messages: Message | Sequence[Message], provider: str, **options: Any
-) -> tuple[dict[str, Any], EncodeReport]:
-    """`encode`, plus an `EncodeReport` of everything left out because the caller allowed it
-    (``unsupported="drop"``: settings, schema keywords, tool choices, other providers' blocks)."""
-    report = EncodeReport()
-    tools = options.pop("tools", None)
-    chosen = EncodeOptions(tools=tuple(tools or ()), **options).replace(report=report)
-    return _encode_with(messages, provider, chosen), report
-
-
-def _encode_with(
-    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
-) -> dict[str, Any]:
-    with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call fetches
-        return _encode_in_budget(messages, provider, options)
-
-
-def _encode_in_budget(
-    messages: Message | Sequence[Message], provider: str, options: EncodeOptions
-) -> dict[str, Any]:
-    encoder, _ = translator(provider)
-    # The policy given to encode is the scope's for every read it makes, header peeks included:
-    # a path outside its allowed_roots is not opened even to detect its type.
-    scope = use_policy(options.policy) if options.policy is not None else nullcontext()
-    with scope:
-        listed = _as_messages(messages)
-        listed = with_uploads_resolved(listed, canonical_provider(provider), options)
-        if options.compaction == "user":
-            listed = compaction_as_user(listed)
-        listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
-        check_sendable(listed, provider)  # empty tool ids and names, documented length limits
-        encoded = encoder(listed, options)
-    if options.tools or options.tool_choice is not None or options.settings is not None:
-        fields = request_module(provider).encode_fields(options)
-        encoded = merge_fields(encoded, fields, canonical_provider(provider))
-    return encoded
 
 
 def with_uploads_resolved(
@@ -618,50 +303,3 @@ def normalized_stop_reason(message: Message, provider: str) -> Message:
         raw, message.provider or provider, tool_calls=bool(message.tool_calls)
     )
     return message.model_copy(update={"stop_reason": reason, "provider_stop_reason": raw})
-
-
-def encode_json(
-    messages: Message | Sequence[Message],
-    provider: str,
-    /,
-    *,
-    options: EncodeOptions | Any = None,
-    **fields: Any,
-) -> bytes:
-    """A whole JSON request body for ``provider``'s HTTP API, as UTF-8 bytes.
-
-    ``fields`` are the other request fields (``model=...``, ``max_tokens=...``, ``tools=...``),
-    written first; the messages are encoded with ``target="json"`` and merged in. Media base64 is
-    streamed straight into the output buffer, never built as a separate string, so a 40 MB image
-    costs about its base64 size in memory, once. A field that the encoding also produces (say
-    ``messages``) raises `InvalidOptionError`.
-
-    ``options`` given as `EncodeOptions` sets how messages are encoded (its ``target`` is always
-    ``"json"`` here); any other value is the request field ``options`` (Ollama's model options).
-    """
-    if options is not None and not isinstance(options, EncodeOptions):
-        fields = {"options": options, **fields}
-        options = None
-    with fetch_budget():
-        return _encode_json_in_budget(messages, provider, options, fields)
-
-
-def _encode_json_in_budget(
-    messages: Message | Sequence[Message],
-    provider: str,
-    options: EncodeOptions | None,
-    fields: dict[str, Any],
-) -> bytes:
-    sink = MediaSink()
-    chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
-    encoded = _encode_with(messages, provider, chosen)
-    clashes = sorted(set(fields) & set(encoded))
-    if clashes:
-        raise InvalidOptionError(
-            f"encode_json: field(s) {', '.join(clashes)} come from the messages; do not pass them"
-        )
-    try:
-        return write_json({**fields, **encoded}, sink, chosen.policy)
-    except UnicodeError:
-        check_text(_as_messages(messages))  # names the message and block with a lone surrogate
-        raise

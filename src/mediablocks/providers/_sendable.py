@@ -18,6 +18,7 @@ from .._unicode import surrogate_in, surrogate_note
 from ..blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..errors import UnsupportedBlockError
 from ..messages import Message
+from .lengths import NO_CAPS, LengthLimits, caps_for
 
 __all__ = [
     "HARNESS",
@@ -37,13 +38,6 @@ HARNESS = "bedrock-harness"
 _HARNESS_BLOCKS = frozenset({"text", "tool_call", "tool_result", "thinking"})
 # Wire formats that match results to calls by name, not id: an empty id is not sent.
 _IDS_OPTIONAL = frozenset({"gemini", "ollama"})
-# The longest string each wire format takes in one text, tool result or thinking field, in
-# characters. OpenAI: "string too long. Expected a string with maximum length 10485760" (the
-# OpenAPI spec's ``maxLength: 10485760`` on message content and function_call_output.output).
-_MAX_STRING = {"openai-chat": 10_485_760, "openai-responses": 10_485_760}
-# The longest tool call id: OpenAI Responses ``call_id`` (maxLength 64 in the OpenAPI spec) and
-# Bedrock Converse ``toolUseId`` (1-64 characters, ``[a-zA-Z0-9_-]+``, AWS API reference).
-_MAX_CALL_ID = {"openai-responses": 64, "bedrock": 64}
 
 
 @dataclass(frozen=True)
@@ -76,9 +70,11 @@ _STRICT_CODES = frozenset(
 def check_sendable(messages: Sequence[Message], provider: str) -> None:
     """Raise `UnsupportedBlockError` for what ``provider``'s API refuses outright (an empty tool
     call id or name, an id or a string past its documented length): called by `encode`."""
-    wire = wire_of(canonical_target(provider))
-    max_string = _MAX_STRING.get(wire or "", sys.maxsize)
-    max_id = _MAX_CALL_ID.get(wire or "", sys.maxsize)
+    canonical = canonical_target(provider)
+    wire = wire_of(canonical)
+    caps = caps_for(canonical, wire)
+    max_string = caps.max_string or sys.maxsize
+    max_id = caps.max_call_id or sys.maxsize
     ids_needed = wire not in _IDS_OPTIONAL
     # Every encode pays this loop, so it only reads lengths, dispatched on the type tag (faster
     # than isinstance on pydantic models); the full rules run only once something fails.
@@ -103,14 +99,17 @@ def check_sendable(messages: Sequence[Message], provider: str) -> None:
             else:
                 continue
             if bad:
-                _raise_first(messages, provider, wire)
+                _raise_first(messages, provider, wire, caps)
 
 
-def _raise_first(messages: Sequence[Message], provider: str, wire: str | None) -> None:
+def _raise_first(
+    messages: Sequence[Message], provider: str, wire: str | None, caps: LengthLimits
+) -> None:
     """Raise for the first block breaking a rule `check_sendable` enforces, by position."""
     for index, message in enumerate(messages):
         for position, block in enumerate(message.content):
-            for problem in block_rules(block, index, position, wire, None, deep=False):
+            rules = block_rules(block, index, position, wire, None, deep=False, caps=caps)
+            for problem in rules:
                 if problem.code in _STRICT_CODES:
                     raise UnsupportedBlockError(f"{provider}: {problem}")
 
@@ -123,6 +122,7 @@ def block_rules(
     known: set[str] | None,
     *,
     deep: bool = True,
+    caps: LengthLimits = NO_CAPS,
 ) -> list[Problem]:
     """The rules on one block alone: tool ids and names, the tools given, string lengths."""
     found: list[Problem] = []
@@ -152,7 +152,7 @@ def block_rules(
             found.append(
                 Problem(index, position, "empty-tool-call-id", f"{what} has an empty call id")
             )
-        limit = _MAX_CALL_ID.get(wire)
+        limit = caps.max_call_id
         if limit is not None and len(call_id) > limit:
             found.append(
                 Problem(
@@ -169,7 +169,7 @@ def block_rules(
     bad = surrogate_in(block if deep else text)
     if bad is not None:
         found.append(Problem(index, position, "invalid-unicode", surrogate_note(bad)))
-    limit = _MAX_STRING.get(wire or "")
+    limit = caps.max_string
     if limit is not None and text is not None and len(text) > limit:
         found.append(
             Problem(

@@ -146,6 +146,13 @@ class Provider:
         tuned: ProviderLimits = rule(limits, model)
         return tuned
 
+    def assumed_model(self) -> str | None:
+        """The model `prepare` fits to when none is given: the provider's most restrictive
+        current model where its models take different media (``<package>.limits.ASSUMED_MODEL``),
+        else None (every model takes the same)."""
+        assumed: str | None = getattr(self.part("limits"), "ASSUMED_MODEL", None)
+        return assumed
+
     def token_formula(self) -> TokenFormula:
         """The provider's token formula (``<package>.tokens.FORMULA``)."""
         formula: TokenFormula = self.part("tokens").FORMULA

@@ -21,7 +21,6 @@ to by id (audio for OpenAI, say) are left as they are. `list_uploads` and `delet
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from types import ModuleType
@@ -29,6 +28,7 @@ from typing import Any
 
 from ..errors import InvalidOptionError, MediaBlocksError
 from ..fetching.policy import FetchPolicy, fetch_budget
+from ..message_input import MessagesLike
 from ..messages import Message
 from ..sources.media_store import MediaStore
 from ._plan import Pending, Plan, check_expiry
@@ -68,7 +68,7 @@ def _send_one(plan: Plan, pending: Pending) -> None:
 
 
 def upload(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     client: Any,
     *,
@@ -139,7 +139,7 @@ def upload(
 
 
 async def aupload(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     client: Any,
     *,
@@ -224,7 +224,7 @@ async def aupload(
 
 
 def _plan(
-    messages: Sequence[Message],
+    messages: MessagesLike,
     provider: str,
     client: Any,
     *,

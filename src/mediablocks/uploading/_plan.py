@@ -14,7 +14,6 @@ import math
 import mimetypes
 import time
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from types import ModuleType
@@ -23,6 +22,7 @@ from typing import Any
 from ..errors import InvalidOptionError, MediaBlocksError, UploadError
 from ..fetching.policy import FetchPolicy
 from ..media import MediaBlock
+from ..message_input import MessagesLike, as_messages
 from ..messages import Message
 from ..providers._media_walk import map_media, media_blocks
 from ..providers._uploaded import recover_bytes
@@ -111,7 +111,7 @@ class Plan:
 
     def __init__(
         self,
-        messages: Sequence[Message],
+        messages: MessagesLike,
         provider: str,
         client: Any,
         *,
@@ -142,7 +142,7 @@ class Plan:
         self.policy = policy
         self.media_store = media_store
         self.cache: UploadCache = cache if cache is not None else default_cache(client)
-        self.messages = list(messages)
+        self.messages = as_messages(messages, "upload")
         self.store: str = self.module.STORE
         self.account = account or str(self.module.account(client, target))
         self.prefix = f"{self.store}|{self.account}|"
@@ -263,15 +263,22 @@ class Plan:
             )
 
     def failure(self, pending: Pending, exc: BaseException, what: str = "upload") -> UploadError:
+        status, retry_after = answer_of(exc)
         return UploadError(
             f"{pending.where} {pending.block.describe()}: {what} at the {self.store} "
-            f"file store for {self.provider} failed: {type(exc).__name__}: {exc}"
+            f"file store for {self.provider} failed: {type(exc).__name__}: {exc}",
+            status=status,
+            retry_after=retry_after,
+            block=pending.block,
         )
 
     def followed(self, pending: Pending, exc: BaseException) -> UploadError:
         return UploadError(
             f"{pending.where} {pending.block.describe()}: the upload of the same bytes by "
-            f"another call failed: {exc}"
+            f"another call failed: {exc}",
+            status=getattr(exc, "status", None),
+            retry_after=getattr(exc, "retry_after", None),
+            block=pending.block,
         )
 
     def result(self) -> list[Message]:
@@ -318,3 +325,28 @@ class Plan:
         if data is not None:
             source.keep_bytes(data)
         return block.model_copy(update={"source": source, "declared_mime": block.mime_type})
+
+
+def answer_of(exc: BaseException) -> tuple[int | None, object]:
+    """``(HTTP status, Retry-After value)`` from an SDK's exception, as far as it says: OpenAI,
+    Anthropic and Mistral (``status_code``, ``response.headers``), google-genai (``code``),
+    botocore (``response["ResponseMetadata"]``); ``(None, None)`` when it says nothing."""
+    status: object = getattr(exc, "status_code", None)
+    if status is None:
+        status = getattr(exc, "code", None)
+    headers: Any = getattr(getattr(exc, "response", None), "headers", None)
+    raw = getattr(exc, "response", None)
+    if isinstance(raw, dict):  # botocore's ClientError
+        metadata = raw.get("ResponseMetadata")
+        if isinstance(metadata, dict):
+            status = metadata.get("HTTPStatusCode", status)
+            headers = metadata.get("HTTPHeaders")
+    retry_after = None
+    if headers is not None:
+        try:
+            retry_after = headers.get("retry-after")
+        except Exception:  # a headers object of another shape: no hint
+            retry_after = None
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        status = None
+    return status, retry_after

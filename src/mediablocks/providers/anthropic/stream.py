@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._fold import END, Folder
+from .._fold import END, Folder, wire_index
 
 _ANTHROPIC_TOOL_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
@@ -31,11 +31,12 @@ class AnthropicFolder(Folder):
             self.model = message.get("model") or self.model
             self.usage = dict(message.get("usage") or {})
         elif kind == "content_block_start":
-            self._start(event.get("index", len(self.blocks)), event.get("content_block") or {})
+            index = wire_index(event.get("index", len(self.blocks)), "index")
+            self._start(index, event.get("content_block") or {})
         elif kind == "content_block_delta":
-            self._delta(event.get("index", 0), event.get("delta") or {})
+            self._delta(wire_index(event.get("index", 0), "index"), event.get("delta") or {})
         elif kind == "content_block_stop":
-            self.open.pop(event.get("index", 0), None)
+            self.open.pop(wire_index(event.get("index", 0), "index"), None)
         elif kind == "message_delta":
             delta = event.get("delta") or {}
             self.stop_reason = delta.get("stop_reason") or self.stop_reason
@@ -61,8 +62,9 @@ class AnthropicFolder(Folder):
                     delta = event["delta"]
                     if delta["type"] == "text_delta":
                         text = delta["text"]
-                        target = open_blocks[event["index"]]
-                        if type(text) is str:
+                        index = event["index"]
+                        target = open_blocks[index]
+                        if type(text) is str and type(index) is int:  # 3.0 finds block 3 too
                             if target is not block:
                                 block, pieces = target, self.pieces.list_for(target, "text")
                             if text:

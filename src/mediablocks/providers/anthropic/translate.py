@@ -35,6 +35,7 @@ from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import (
     Message,
 )
+from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
 from .._common import (
     base64_data,
@@ -344,12 +345,17 @@ def _inline_document(
     if mime == _PDF:
         return {"type": "base64", "media_type": _PDF, "data": base64_data(block, options)}
     if mime == _PLAIN_TEXT:
-        try:
-            text = block.read(options.policy).decode("utf-8")
-        except UnicodeDecodeError as exc:
+        data = block.read(options.policy)
+        text = utf8_text(data)
+        if text is None:  # UTF-16 without a BOM decodes as UTF-8 full of NULs: never sent
+            found = text_encoding(data) or "not text"
             raise unsupported(
-                PROVIDER, block, index, position, f"the text is not UTF-8 ({exc.reason})"
-            ) from None
+                PROVIDER,
+                block,
+                index,
+                position,
+                f"the text is not UTF-8 ({found}); mb.prepare converts it",
+            )
         return {"type": "text", "media_type": _PLAIN_TEXT, "data": text}
     raise unsupported(
         PROVIDER,

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import DecodeError
 from .._common import strict_b64decode
-from .._fold import END, Folder
+from .._fold import END, Folder, wire_index
 
 
 class BedrockFolder(Folder):
@@ -25,12 +25,12 @@ class BedrockFolder(Folder):
     def add(self, event: dict[str, Any]) -> None:
         if "contentBlockStart" in event:
             body = event["contentBlockStart"] or {}
-            self._start(body.get("contentBlockIndex", 0), body.get("start") or {})
+            self._start(_index(body), body.get("start") or {})
         elif "contentBlockDelta" in event:
             body = event["contentBlockDelta"] or {}
-            self._delta(body.get("contentBlockIndex", 0), body.get("delta") or {})
+            self._delta(_index(body), body.get("delta") or {})
         elif "contentBlockStop" in event:
-            self.current.pop((event["contentBlockStop"] or {}).get("contentBlockIndex", 0), None)
+            self.current.pop(_index(event["contentBlockStop"] or {}), None)
         elif "messageStop" in event:
             stop = event["messageStop"] or {}
             self.stop_reason = stop.get("stopReason") or self.stop_reason
@@ -60,8 +60,9 @@ class BedrockFolder(Folder):
                 if type(event) is dict and len(event) == 1:
                     body = event["contentBlockDelta"]
                     text = body["delta"]["text"]
-                    item = current[body["contentBlockIndex"]]
-                    if type(text) is str and item["kind"] == "text":
+                    index = body["contentBlockIndex"]
+                    item = current[index]
+                    if type(text) is str and type(index) is int and item["kind"] == "text":
                         if item is not block:
                             block, pieces = item, self.pieces.list_for(item, "text")
                         if text:
@@ -172,6 +173,12 @@ class BedrockFolder(Folder):
         if self.usage:
             response["usage"] = self.usage
         return response
+
+
+def _index(body: dict[str, Any]) -> int:
+    """``contentBlockIndex`` (0 when absent): a non-negative integer, or `DecodeError`. A ``"0"``
+    would key another block than ``0`` and route a call's arguments to a phantom call."""
+    return wire_index(body.get("contentBlockIndex", 0), "contentBlockIndex")
 
 
 def _bedrock_text(item: dict[str, Any]) -> dict[str, Any]:

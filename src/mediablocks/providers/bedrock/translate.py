@@ -40,6 +40,7 @@ from ...messages import (
     Message,
 )
 from ...mime import normalize_mime
+from ...mime.encodings import utf8_text
 from ...sources import URLSource
 from .._common import (
     bytes_or_base64,
@@ -391,10 +392,8 @@ class _Encoder:
         stored.pop("bucketOwner", None)
         source: dict[str, Any]
         if as_text and file_id_of(block) is None:
-            try:
-                source = {"text": block.read(self.options.policy).decode("utf-8")}
-            except UnicodeDecodeError:
-                source = self._source(block, index, position)
+            text = utf8_text(block.read(self.options.policy))
+            source = {"text": text} if text is not None else self._source(block, index, position)
         else:
             source = self._source(block, index, position)
         document = {

@@ -35,6 +35,7 @@ from ...blocks import (
 from ...errors import DecodeError, MediaBlocksError
 from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import AssistantMessage, Message, SystemMessage, ToolMessage, Usage, UserMessage
+from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
 from .._common import (
     as_dict,
@@ -312,7 +313,17 @@ def _document_to_cohere(
         )
     if len(data) > _MAX_DOCUMENT_CHARS * 4:
         raise unsupported(PROVIDER, block, index, position, "the document is too large to send")
-    text = data.decode("utf-8", errors="replace")
+    text = utf8_text(data)
+    if text is None:  # never replacement characters or the NULs of UTF-16 read as UTF-8
+        found = text_encoding(data) or "not text"
+        raise unsupported(
+            PROVIDER,
+            block,
+            index,
+            position,
+            f"the text is not UTF-8 ({found}); "
+            "mb.prepare(messages, 'cohere', documents='text') reads it",
+        )
     digest = hashlib.sha256(data).hexdigest()[:16]
     title = block.filename or "document"
     return {"id": f"doc_{digest}", "data": {"title": title, "text": text}}

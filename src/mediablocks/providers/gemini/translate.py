@@ -266,7 +266,7 @@ class _Encoder:
         call: dict[str, Any] = {"name": block.name, "args": args}
         if not args and block.for_provider(PROVIDER).get(_NO_ARGS):
             del call["args"]
-        if not synthetic:
+        if not synthetic and block.id:  # Gemini matches by name: an empty id is left out
             call["id"] = block.id
         return self._finish(block, {"function_call": call})
 
@@ -288,7 +288,7 @@ class _Encoder:
         stored = block.for_provider(PROVIDER)
         response: dict[str, Any] = {"name": name, "response": _response_object(block)}
         synthetic = stored.get(_SYNTHETIC_ID) or (known is not None and known[1])
-        if not synthetic:
+        if not synthetic and block.tool_call_id:
             response["id"] = block.tool_call_id
         inner: list[dict[str, Any]] = []
         moved: list[_Media] = []

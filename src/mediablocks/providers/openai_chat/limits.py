@@ -45,6 +45,10 @@ LIMITS = ProviderLimits(
 )
 
 
+ASSUMED_MODEL = "gpt-4.1"
+"""What `prepare` fits to without ``model=``: a current model without audio input (only the
+audio models take ``input_audio``), so a prepared request is one every chat model accepts."""
+
 _OPENAI_PATCH_MODELS = ("gpt-4.1-mini", "gpt-4.1-nano", "o4-mini", "gpt-5-mini", "gpt-5-nano")
 
 

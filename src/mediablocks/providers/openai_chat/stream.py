@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._fold import END, Folder, plain
+from .._fold import END, Folder, plain, wire_index
 
 
 def _only_content(delta: dict[str, Any]) -> bool:
@@ -109,7 +109,8 @@ class OpenAIChatFolder(Folder):
         return True
 
     def _tool_fragment(self, fragment: dict[str, Any]) -> None:
-        index = fragment.get("index") or 0
+        raw_index = fragment.get("index")
+        index = 0 if raw_index is None else wire_index(raw_index, "tool_calls[].index")
         call_id = self._call_id(fragment)
         function = fragment.get("function") or {}
         known = self.index_to_key.get(index)

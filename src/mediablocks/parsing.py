@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._depth import loads
-from ..blocks import Block, RawBlock, _block_adapter, summarize_validation_error
-from ..errors import DecodeError, MediaBlocksError
-from ..sources._trust import loading
+from ._depth import loads
+from .blocks import Block, RawBlock, _block_adapter, summarize_validation_error
+from .errors import DecodeError, MediaBlocksError
+from .sources._trust import loading
 
 __all__ = ["parse_blocks"]
 
@@ -98,7 +98,7 @@ def _claude_native(item: Any, number: int) -> Block | None:
     """The block for a Claude-native block dict, None for anything else."""
     if not isinstance(item, dict) or not _is_claude_native(item):
         return None
-    from ..providers.anthropic.translate import (
+    from .providers.anthropic.translate import (
         _part_from_anthropic,
     )
 
