@@ -16,7 +16,8 @@ from .blocks import (
     ToolResultBlock,
     parse_block,
 )
-from .convert.limits import ConversionLimits
+from .convert.limits import ConversionLimits, WorkerSettings
+from .convert.workers import configure_workers, warm_up
 from .datauri import DataURI, parse_data_uri
 from .errors import (
     BlockedURLError,
@@ -24,6 +25,7 @@ from .errors import (
     ConversionCrashedError,
     ConversionLimitError,
     ConversionTimeoutError,
+    ConversionUnavailableError,
     DecodeError,
     DoesNotFitError,
     DownloadTooLargeError,
@@ -89,7 +91,15 @@ from .messages import (
     load_messages,
 )
 from .mime import detect_mime, mime_kind, normalize_mime, register_signature, unregister_signature
-from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
+from .preparing import (
+    BlockReport,
+    PrepareReport,
+    aprepare,
+    aprepare_with_report,
+    prepare,
+    prepare_block,
+    prepare_with_report,
+)
 from .probing import MediaInfo, probe, probe_bytes
 from .providers import (
     EncodeOptions,
@@ -131,6 +141,7 @@ __all__ = [
     "ConversionLimitError",
     "ConversionLimits",
     "ConversionTimeoutError",
+    "ConversionUnavailableError",
     "Cost",
     "CustomMessage",
     "DataURI",
@@ -189,11 +200,15 @@ __all__ = [
     "Usage",
     "UserMessage",
     "VideoBlock",
+    "WorkerSettings",
     "__version__",
     "afetch",
     "afrom_stream",
+    "aprepare",
+    "aprepare_with_report",
     "aupload",
     "block_to_message",
+    "configure_workers",
     "count_tokens",
     "current_policy",
     "decode",
@@ -246,5 +261,6 @@ __all__ = [
     "upload",
     "use_policy",
     "validate",
+    "warm_up",
     "write_batch",
 ]

@@ -25,6 +25,8 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     │   └── ConversionTimeoutError (+TimeoutError)  past its CPU seconds or wall-time budget
     ├── ConversionCrashedError (DecodeError) a native converter died on the input (its worker
     │                                        process did; the caller's process lives)
+    ├── ConversionUnavailableError (RuntimeError)  no worker process or thread could be started
+    │                                        (the host is out of them; the input is not at fault)
     ├── SourceError (OSError)                a path, provider file id or other source cannot be read
     │   └── PathNotAllowedError (PermissionError)   a path outside the allowed roots
     ├── FetchError (OSError)                 a URL could not be fetched
@@ -44,6 +46,7 @@ __all__ = [
     "ConversionCrashedError",
     "ConversionLimitError",
     "ConversionTimeoutError",
+    "ConversionUnavailableError",
     "DecodeError",
     "DoesNotFitError",
     "DownloadTooLargeError",
@@ -163,6 +166,13 @@ class ConversionCrashedError(DecodeError):
         super().__init__(message)
         self.signal = signal
         self.limit = limit
+
+
+class ConversionUnavailableError(MediaBlocksError, RuntimeError):
+    """No conversion could run: no worker process or thread could be started (the host is out
+    of processes, threads or memory, or this Python cannot start itself). Not the input's fault:
+    `prepare` raises it at once rather than as one block's problem; retry later, or convert
+    trusted input in this process with ``ConversionLimits(isolate=False)``."""
 
 
 class InvalidTextError(MediaBlocksError, ValueError):

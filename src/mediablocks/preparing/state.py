@@ -4,7 +4,7 @@ and the checks every kind of media shares: accepted types, byte limits, duration
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
 from ..fetching.policy import FetchPolicy
@@ -13,6 +13,12 @@ from ..media import MediaBlock
 from ..sources import FileIdSource, URLSource
 from .options import PrepareOptions
 from .slots import _kind, _Slot
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ..convert.budget import Budget
+    from ..convert.documents import ConvertedDocument
 
 
 class _Preparation:
@@ -29,6 +35,9 @@ class _Preparation:
         self.frames_taken = 0
         self.planned: dict[int, tuple[int, str]] = {}  # id(slot) -> (raw byte cap, reason)
         self.no_form: dict[int, str] = {}  # id(slot) -> why the provider takes it in no form
+        self.call_budget: Budget | None = None  # the call's total (`timing.call_budget`)
+        self.block_budgets: dict[int, Budget] = {}  # id(slot) -> its budget, once started
+        self.documents: dict[int, Future[ConvertedDocument | None]] = {}  # converting ahead
 
     def raise_problems(self) -> None:
         if self.problems:

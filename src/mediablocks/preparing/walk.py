@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..blocks import ContentBlock
 from ..changes import Change
+from ..convert.budget import current_budget, use_budget
 from ..errors import ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
@@ -20,6 +21,7 @@ from .images import _BrokenImageError, fit_image_slot, plan_image_shares, share_
 from .report import BlockReport, PrepareReport
 from .slots import _find_media, _kind, _rebuild, _Slot
 from .state import _needed, _Preparation, _probe, _reason
+from .timing import block_budget, call_budget, fatal, size_by_duration
 from .totals import check_totals
 
 
@@ -28,9 +30,19 @@ def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], Pre
     image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
     run.text_bytes = text_bytes(messages)
     run.image_count = image_count
+    run.call_budget = call_budget(run.options)
     plan_image_shares(run, slots, image_count)
-    for slot in slots:
-        fit(run, slot, image_count)
+    from .parallel import start_documents, stop  # threads load only for several documents
+
+    ahead = start_documents(run, slots)
+    try:
+        for slot in slots:
+            fit(run, slot, image_count)
+    except BaseException:
+        run.call_budget.cancel()  # documents converting ahead stop too
+        raise
+    finally:
+        stop(ahead, run)
     if run.options.unsupported == "drop":
         drop_unsupported(run, slots)
     share_image_bytes(run, slots, image_count)
@@ -81,10 +93,16 @@ def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
 
 
 def fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
-    """Fit one block; its conversions run under the options' limits and time budget."""
+    """Fit one block; its conversions run under the options' limits and on the block's budget
+    (`timing`: everything the block costs, within the call's total)."""
     from ..convert.limits import use_conversion_limits
 
-    with use_conversion_limits(run.options.conversion_limits, run.options.time_budget):
+    if run.call_budget is None:
+        run.call_budget = call_budget(run.options)
+    budget = run.block_budgets.pop(id(slot), None)
+    if budget is None:
+        budget = block_budget(run.options, slot.block, run.call_budget)
+    with use_conversion_limits(run.options.conversion_limits, None), use_budget(budget):
         _fit(run, slot, image_count)
 
 
@@ -101,7 +119,12 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             run.problems.append(f"{slot.where}: {run.limits.provider} takes no {kind} input{hint}")
         return
     try:
+        budget = current_budget()
+        if budget is not None:
+            budget.check(block.describe(), "starting")
         data = block.read(run.options.policy)
+        if budget is not None:
+            size_by_duration(run.options, block, budget)
         slot.size_before = slot.size = len(data)
         if kind == "image":
             fit_image_slot(run, slot, data, image_count)
@@ -116,6 +139,8 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
     except (ImageBombError, _BrokenImageError):
         raise
     except MediaBlocksError as exc:
+        if fatal(exc):  # the call's total spent, the caller gone, no worker: not this block's
+            raise
         run.problems.append(f"{slot.where}: {_reason(exc, block)}")
 
 
@@ -152,7 +177,8 @@ def _isolated_check(name: str, payload: bytes, what: str) -> None:
     from ..convert.isolation import run_isolated
 
     converter = "PDF engine (PDFium)" if name == "check_pdf_opens" else "FFmpeg (PyAV)"
-    run_isolated(what, getattr(verify, name), payload, what, converter=converter)
+    run_isolated(what, getattr(verify, name), payload, what, converter=converter)  # its lane:
+    # the block's (`timing`): audio and video checks decode it all, so they queue as long jobs
 
 
 def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
