@@ -27,7 +27,8 @@ if TYPE_CHECKING:
         ToolResultBlock,
         parse_block,
     )
-    from .convert.limits import ConversionLimits
+    from .convert.limits import ConversionLimits, WorkerSettings
+    from .convert.workers import configure_workers, warm_up
     from .datauri import DataURI, parse_data_uri
     from .encoding import encode, encode_json, encode_with_report
     from .errors import (
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         ConversionCrashedError,
         ConversionLimitError,
         ConversionTimeoutError,
+        ConversionUnavailableError,
         DecodeError,
         DecompressionBombError,
         DoesNotFitError,
@@ -120,7 +122,15 @@ if TYPE_CHECKING:
         unregister_signature,
     )
     from .parsing import parse_blocks
-    from .preparing import BlockReport, PrepareReport, prepare, prepare_block, prepare_with_report
+    from .preparing import (
+        BlockReport,
+        PrepareReport,
+        aprepare,
+        aprepare_with_report,
+        prepare,
+        prepare_block,
+        prepare_with_report,
+    )
     from .probing import MediaInfo, probe, probe_bytes
     from .providers import EncodeOptions, decode_response
     from .providers._docs import capability_matrix
@@ -172,6 +182,7 @@ _EXPORTS: dict[str, str] = {
     "ConversionLimitError": ".errors",
     "ConversionLimits": ".convert.limits",
     "ConversionTimeoutError": ".errors",
+    "ConversionUnavailableError": ".errors",
     "Cost": ".messages",
     "CustomMessage": ".messages",
     "DataURI": ".datauri",
@@ -254,12 +265,16 @@ _EXPORTS: dict[str, str] = {
     "Usage": ".messages",
     "UserMessage": ".messages",
     "VideoBlock": ".media",
+    "WorkerSettings": ".convert.limits",
     "afetch": ".fetching",
     "afrom_mcp": ".integrations.mcp",
     "afrom_stream": ".streaming",
+    "aprepare": ".preparing",
+    "aprepare_with_report": ".preparing",
     "aupload": ".uploading",
     "block_to_message": ".history",
     "capability_matrix": ".providers._docs",
+    "configure_workers": ".convert.workers",
     "count_tokens": ".history",
     "current_policy": ".fetching.policy",
     "decode": ".integrations.auto",
@@ -327,6 +342,7 @@ _EXPORTS: dict[str, str] = {
     "validate": ".history.validation",
     "view_media": ".history.references",
     "view_media_tool": ".history.references",
+    "warm_up": ".convert.workers",
     "write_batch": ".batch",
 }
 
@@ -345,6 +361,7 @@ __all__ = [
     "ConversionLimitError",
     "ConversionLimits",
     "ConversionTimeoutError",
+    "ConversionUnavailableError",
     "Cost",
     "CustomMessage",
     "DataURI",
@@ -427,13 +444,17 @@ __all__ = [
     "Usage",
     "UserMessage",
     "VideoBlock",
+    "WorkerSettings",
     "__version__",
     "afetch",
     "afrom_mcp",
     "afrom_stream",
+    "aprepare",
+    "aprepare_with_report",
     "aupload",
     "block_to_message",
     "capability_matrix",
+    "configure_workers",
     "count_tokens",
     "current_policy",
     "decode",
@@ -501,6 +522,7 @@ __all__ = [
     "validate",
     "view_media",
     "view_media_tool",
+    "warm_up",
     "write_batch",
 ]
 

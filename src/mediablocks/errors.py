@@ -26,6 +26,7 @@ the builtin exception a caller would naturally catch, so ``except ValueError`` a
     ├── InvalidTextError (ValueError)                  invalid_text          422
     ├── ConversionLimitError (ValueError)              conversion_limit      422
     │   └── ConversionTimeoutError (+TimeoutError)     conversion_timeout    422
+    ├── ConversionUnavailableError (RuntimeError)    conversion_unavailable 503
     ├── SourceError (OSError)                          source_unreadable     400
     │   └── PathNotAllowedError (PermissionError)      path_not_allowed      403
     ├── FetchError (OSError)                           fetch_failed          502
@@ -60,6 +61,8 @@ What each means:
   lone surrogate).
 - ``ConversionLimitError``: a converter went past a `ConversionLimits` limit (``.limit``,
   ``.value``); ``ConversionTimeoutError``: past its CPU seconds or wall-time budget.
+- ``ConversionUnavailableError``: no worker process or thread could be started (the host is
+  out of them; the input is not at fault): retry later.
 - ``SourceError``: a path, provider file id or other source cannot be read;
   ``PathNotAllowedError``: a path outside the allowed roots.
 - ``FetchError``: a URL could not be fetched; ``FetchStatusError``: the server answered with an
@@ -90,6 +93,7 @@ __all__ = [
     "ConversionCrashedError",
     "ConversionLimitError",
     "ConversionTimeoutError",
+    "ConversionUnavailableError",
     "DecodeError",
     "DecompressionBombError",
     "DoesNotFitError",
@@ -151,6 +155,7 @@ HTTP_STATUS: dict[str, int] = {
     "upload_failed": 502,
     "upload_expired": 410,
     "stand_in_failed": 502,
+    "conversion_unavailable": 503,
     # problems inside a DoesNotFitError (FitProblem.code)
     "unsupported_kind": 415,
     "unsupported_type": 415,
@@ -405,6 +410,15 @@ class ConversionCrashedError(BrokenMediaError):
         super().__init__(message, block=block)
         self.signal = signal
         self.limit = limit
+
+
+class ConversionUnavailableError(MediaBlocksError, RuntimeError):
+    """No conversion could run: no worker process or thread could be started (the host is out
+    of processes, threads or memory, or this Python cannot start itself). Not the input's fault:
+    `prepare` raises it at once rather than as one block's problem; retry later, or convert
+    trusted input in this process with ``ConversionLimits(isolate=False)``."""
+
+    code = "conversion_unavailable"
 
 
 class InvalidTextError(MediaBlocksError, ValueError):

@@ -354,9 +354,13 @@ def test_none_lifts_a_limit_and_scopes_nest() -> None:
 
 
 def test_a_worker_that_cannot_start_is_a_library_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mediablocks.convert import _pool
+
     isolation.shutdown_workers()
-    monkeypatch.setattr(isolation.sys, "executable", "/nonexistent/python")
-    with pytest.raises(mb.ConversionCrashedError, match=r"^a\.svg: no worker process could"):
+    monkeypatch.setattr(_pool.sys, "executable", "/nonexistent/python")
+    with pytest.raises(mb.ConversionUnavailableError, match=r"^a\.svg: no worker process could"):
+        rasterise_svg(SMALL_SVG, 512, None, "a.svg")
+    with pytest.raises(RuntimeError):  # the host's trouble, not the input's
         rasterise_svg(SMALL_SVG, 512, None, "a.svg")
     monkeypatch.undo()
     assert rasterise_svg(SMALL_SVG, 512, None, "a.svg").startswith(b"\x89PNG")

@@ -114,7 +114,7 @@ def add_conversion_flags(parser: argparse.ArgumentParser) -> None:
         "--time-budget",
         type=_seconds,
         metavar="S",
-        help="seconds of wall time one conversion may take (120)",
+        help="seconds one file may take in all (default: by kind and duration, at most 120)",
     )
 
 

@@ -1,32 +1,67 @@
 """The loop a conversion worker process runs (see `mediablocks.convert.isolation`).
 
-A worker is ``python -c`` with a three-line bootstrap that registers ``mediablocks`` as a bare
-package (its ``__init__`` with pydantic and httpx is not run: a worker needs only the converter
-modules) and calls `main`. It then reads jobs from the parent, one at a time, each framed as an
-8-byte length and a pickle: ``(module, function, args, keywords, limits)``. Before each job it
-sets the resource limits (address space, CPU seconds past what it has used, stack); after it,
-it lifts them again so that writing the reply cannot fail. The reply is ``("ok", result)``,
-``("error", error class name, message)`` or ``("limit", limit name, message)``.
+A worker is ``python -I -c BOOTSTRAP``: isolated mode, so neither the current folder, nor the
+user's site folder, nor any ``PYTHON*`` variable reaches it. The bootstrap imports nothing
+before it sets ``sys.path`` to the list the parent wrote into it (the folder holding the
+installed ``mediablocks`` first; never ``""`` or the caller's working folder), registers
+``mediablocks`` as a bare package (its ``__init__`` with pydantic and httpx is not run: a worker
+needs only the converter modules) and calls `main`.
+
+The worker dies with its parent: on Linux by ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (the parent
+starts workers from one long-lived thread, since the signal follows the thread that started the
+process); everywhere, a watchdog thread kills it when the request pipe reaches its end while a
+job runs (the parent is gone: it never writes during a job).
+
+Jobs come one at a time, each framed as an 8-byte length and a pickle:
+``(module, function, args, keywords, limits, reply cap, trim above)``. Before each job the
+worker sets the resource limits (address space, CPU seconds past what it has used, stack); after
+it, it lifts them again so that writing the reply cannot fail. Each frame the worker writes
+starts with a tag byte: ``W`` (started and ready), ``B`` (leaving after `idle` seconds without
+a job: the parent's next request was not read, so it can go to another worker), or ``R``
+(a reply: the job's CPU seconds and the worker's resident bytes after it, then the pickle of
+``("ok", result)``, ``("error", error class name, message)`` or ``("limit", limit, message)``).
+A reply over the cap is replaced by a ``"limit"`` one. After a job that left the worker large,
+it returns freed memory to the system (``gc`` and glibc's ``malloc_trim``) before measuring.
 
 Native code can write to file descriptors 1 and 2 at will, so the protocol runs over duplicates
 of stdin and stdout taken at start, and descriptors 0 and 1 then point at ``/dev/null`` and
-stderr (a file the parent reads after a crash). Only modules under ``mediablocks.convert.`` are
-run. A worker idle for `IDLE_SECONDS` exits by itself; the parent starts another when needed.
+stderr (a file the parent reads after a crash; `faulthandler` writes the fatal signal's name
+there, which is how a crash is named when the parent cannot learn the exit status). Only modules
+under ``mediablocks.convert.`` are run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import os
 import pickle
+import struct
 import sys
+import threading
 from typing import IO, Any
 
 IDLE_SECONDS = 300.0
-"""A worker with no job for this long exits (the parent replaces it on the next conversion)."""
+"""A worker with no job for this long exits, unless started otherwise (the parent replaces it)."""
 
 MODULE_PREFIX = "mediablocks.convert."
+
+READY, BYE, REPLY = b"W", b"B", b"R"
+STATS = struct.Struct("!dQ")  # CPU seconds of the job, resident bytes after it
+
+PRELOAD = (
+    "mediablocks.convert.raster",
+    "mediablocks.convert.pdf",
+    "mediablocks.convert.text",
+    "mediablocks.convert.video",
+    "mediablocks.convert.audio",
+    "mediablocks.convert.verify",
+)
+"""The converter modules a warmed worker imports before its first job (with their libraries:
+resvg, PDFium, Pillow, PyAV, where installed)."""
+
+_PRELOAD_LIBRARIES = ("resvg_py", "pypdfium2", "PIL.Image", "av")
 
 
 def read_message(stream: IO[bytes], limit: int) -> bytes | None:
@@ -44,21 +79,24 @@ def read_message(stream: IO[bytes], limit: int) -> bytes | None:
 
 
 def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
-    parts: list[bytes] = []
-    left = size
-    while left:
-        chunk = stream.read(min(left, 1 << 20))
-        if not chunk:
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    done = 0
+    while done < size:
+        count = stream.readinto(view[done : done + (1 << 20)])  # type: ignore[attr-defined]
+        if not count:
             return None
-        parts.append(chunk)
-        left -= len(chunk)
-    return b"".join(parts)
+        done += count
+    return bytes(buffer)
 
 
 def write_message(stream: IO[bytes], payload: bytes) -> None:
     stream.write(len(payload).to_bytes(8, "big"))
     stream.write(payload)
     stream.flush()
+
+
+# -- limits ---------------------------------------------------------------------------------------
 
 
 def _set_limits(limits: tuple[int | None, float | None, int | None]) -> None:
@@ -78,8 +116,7 @@ def _set_limits(limits: tuple[int | None, float | None, int | None]) -> None:
     if cpu is None:
         soft = hard
     else:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu)
+        soft = math.ceil(_cpu_used() + cpu)
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
@@ -89,39 +126,164 @@ def _lift_limits() -> None:
     _set_limits((None, None, None))
 
 
-def _run(request: bytes) -> tuple[Any, ...]:
-    module_name, function, args, keywords, limits = pickle.loads(request)
+def _cpu_used() -> float:
+    """CPU seconds this process (all its threads) used so far."""
+    try:
+        import resource
+    except ImportError:
+        import time
+
+        return time.process_time()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux), else its peak (0: unknown)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+    except ImportError:
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _give_back_memory() -> None:
+    """Return freed memory to the system: collect cycles, then glibc's ``malloc_trim``."""
+    import gc
+
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+# -- one job --------------------------------------------------------------------------------------
+
+
+class _State:
+    """Whether a job runs, shared with the watchdog thread."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.busy = False
+        self.started = threading.Event()
+
+
+def _run(request: bytes, state: _State) -> tuple[tuple[Any, ...], float, int, int | None]:
+    module_name, function, args, keywords, limits, reply_cap, trim_above = pickle.loads(request)
     if not module_name.startswith(MODULE_PREFIX):
-        return ("error", "DecodeError", f"refused job module {module_name!r}")
+        return ("error", "DecodeError", f"refused job module {module_name!r}"), 0.0, 0, reply_cap
     job = getattr(importlib.import_module(module_name), function)
     errors = importlib.import_module("mediablocks.errors")
+    before = _cpu_used()
+    with state.lock:
+        state.busy = True
+        state.started.set()
     _set_limits(limits)
     try:
-        return ("ok", job(*args, **keywords))
+        outcome: tuple[Any, ...] = ("ok", job(*args, **keywords))
     except errors.ConversionLimitError as exc:
-        return ("limit", exc.limit or "", str(exc))
+        outcome = ("limit", exc.limit or "", str(exc))
     except errors.MediaBlocksError as exc:
-        return ("error", type(exc).__name__, str(exc))
+        outcome = ("error", type(exc).__name__, str(exc))
     except MemoryError:
-        return ("limit", "memory_bytes", "")
+        outcome = ("limit", "memory_bytes", "")
     except RecursionError:
-        return ("limit", "stack_bytes", "")
+        outcome = ("limit", "stack_bytes", "")
     except BaseException as exc:  # a pyo3 PanicException is a BaseException
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         detail = str(exc).strip()[:200] or type(exc).__name__
-        return ("error", "DecodeError", f"the converter failed: {detail}")
+        outcome = ("error", "DecodeError", f"the converter failed: {detail}")
     finally:
         _lift_limits()
+        with state.lock:
+            state.busy = False
+            state.started.clear()
+    spent = _cpu_used() - before
+    resident = resident_bytes()
+    if trim_above is not None and resident > trim_above:
+        _give_back_memory()
+        resident = resident_bytes()
+    return outcome, spent, resident, reply_cap
 
 
-def _wait_for_input(fd: int) -> bool:
-    """False when no job came within `IDLE_SECONDS` (POSIX; elsewhere, wait for ever)."""
+def _reply(outcome: tuple[Any, ...], spent: float, resident: int, cap: int | None) -> bytes:
+    try:
+        payload = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # a result that does not pickle is a bug, said as such
+        payload = pickle.dumps(("error", "DecodeError", f"unsendable result: {exc}"))
+    if cap is not None and len(payload) + 1 + STATS.size > cap:
+        message = f"sent a result of {len(payload):,} bytes, over max_reply_bytes={cap:,}"
+        payload = pickle.dumps(("limit", "max_reply_bytes", message))
+    return REPLY + STATS.pack(max(0.0, spent), max(0, resident)) + payload
+
+
+# -- staying tied to the parent -------------------------------------------------------------------
+
+
+def _die_with_parent(parent: int, pdeathsig: bool) -> None:
+    """SIGKILL when the parent's starting thread ends (Linux); gone already: leave now."""
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent and os.getppid() != parent:
+        os._exit(0)
+
+
+def _watchdog(fd: int, state: _State) -> None:
+    """While a job runs the parent never writes: the request pipe turning readable then means
+    its end, the parent is gone, and so goes this worker (where no PDEATHSIG exists)."""
+    import select
+
+    while True:
+        state.started.wait()
+        try:
+            select.select([fd], [], [])
+        except (OSError, ValueError):
+            return
+        with state.lock:
+            if state.busy and select.select([fd], [], [], 0)[0]:
+                os._exit(1)  # no reply is read by anyone; a clean exit is enough
+        if not state.busy:
+            threading.Event().wait(0.05)  # the job ended; wait for the next one to start
+
+
+def _start_watchdog(fd: int, state: _State) -> None:
     if os.name != "posix":
+        return
+    with contextlib.suppress(RuntimeError):  # no thread: PDEATHSIG (Linux) is the guard left
+        threading.Thread(target=_watchdog, args=(fd, state), daemon=True).start()
+
+
+def _preload() -> None:
+    for name in (*PRELOAD, *_PRELOAD_LIBRARIES):
+        with contextlib.suppress(ImportError):  # an optional extra that is not installed
+            importlib.import_module(name)
+
+
+def _wait_for_input(fd: int, idle: float | None) -> bool:
+    """False when no job came within ``idle`` seconds (POSIX; elsewhere, wait for ever)."""
+    if os.name != "posix" or idle is None:
         return True
     import select
 
-    ready, _, _ = select.select([fd], [], [], IDLE_SECONDS)
+    ready, _, _ = select.select([fd], [], [], idle)
     return bool(ready)
 
 
@@ -130,8 +292,13 @@ def loaded_modules() -> tuple[str, ...]:
     return tuple(sorted(sys.modules))
 
 
-def main() -> None:
-    """Serve jobs until the parent closes the pipe (or `IDLE_SECONDS` pass without one)."""
+def main(
+    parent: int = 0,
+    idle: float | None = IDLE_SECONDS,
+    preload: bool = False,
+    pdeathsig: bool = True,
+) -> None:
+    """Serve jobs until the parent closes the pipe (or ``idle`` seconds pass without one)."""
     requests = os.fdopen(os.dup(0), "rb", buffering=0)
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -144,13 +311,24 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core file
     except (ImportError, ValueError, OSError):
         pass
-    while _wait_for_input(requests.fileno()):
+    import faulthandler
+    import signal
+
+    faulthandler.enable(sys.stderr)  # a fatal signal's name reaches the parent
+    if hasattr(faulthandler, "register") and hasattr(signal, "SIGXCPU"):
+        # A traceback without "Fatal Python error" above it: the CPU limit ended the job.
+        faulthandler.register(signal.SIGXCPU, file=sys.stderr, chain=True)
+    _die_with_parent(parent, pdeathsig)
+    state = _State()
+    _start_watchdog(requests.fileno(), state)
+    if preload:
+        _preload()
+    write_message(replies, READY)
+    while True:
+        if not _wait_for_input(requests.fileno(), idle):
+            write_message(replies, BYE)  # nothing was read: the parent may resend elsewhere
+            return
         request = read_message(requests, 1 << 40)
         if request is None:
             return
-        reply = _run(request)
-        try:
-            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # a result that does not pickle is a bug, said as such
-            payload = pickle.dumps(("error", "DecodeError", f"unsendable result: {exc}"))
-        write_message(replies, payload)
+        write_message(replies, _reply(*_run(request, state)))

@@ -1,52 +1,57 @@
 """Native converters run in worker processes under limits, so a hostile upload cannot take the
-caller's process down (DESIGN.md principle 6).
+caller's process down (DESIGN.md principles 6 and 7).
 
-resvg (SVG), PDFium (PDF pages, text and page counts), the legacy Office readers (xlrd, olefile,
-striprtf) and the other document readers can crash (a stack overflow in resvg from a few hundred
-nested groups, PDFium aborting when a 1.5 MB stream inflates to gigabytes) or run away (a reader
-looping for ever). No ``try`` catches a segfault, so `run_isolated` runs such a job in a worker
-process that:
+resvg (SVG), PDFium (PDF pages, text and page counts), FFmpeg (PyAV), the legacy Office readers
+(xlrd, olefile, striprtf) and the other document readers can crash (a stack overflow in resvg
+from a few hundred nested groups, PDFium aborting when a 1.5 MB stream inflates to gigabytes) or
+run away (a reader looping for ever). No ``try`` catches a segfault, so `run_isolated` runs such
+a job in a worker process that:
 
 - runs under `ConversionLimits` set by the library (``RLIMIT_AS`` address space, ``RLIMIT_CPU``
   seconds, ``RLIMIT_STACK``, no core files), the way ImageMagick's resource policy bounds every
   decoder, with safe defaults the caller can tighten or widen;
-- is killed when the conversion's wall-time budget (``time_budget``) runs out, so the budget
-  stops work in progress, not only between steps;
-- is reused: a small pool (at most `MAX_WORKERS`) is started on first use and kept, so the start
-  cost (about 0.1 s) is paid once, not per file; a worker that crashed or blew a limit is
-  replaced by a fresh one on the next call.
+- draws on the budget of the block it works for (`mediablocks.convert.budget`): the wait for a
+  free worker, the job's wall time (the worker is killed at the deadline) and its CPU seconds
+  all come out of one budget per block and one per `prepare` call; cancelling the budget kills
+  the job;
+- comes from a small pool (`mediablocks.convert._pool`): started isolated (``python -I``, no
+  current folder) and tied to this process (it dies with it), reused across conversions, in two
+  lanes so a short job never waits behind long ones, retired when a job left it large, and
+  replaced after a crash or a blown limit. `configure_workers` sizes it, `warm_up` starts it
+  ahead of the first upload.
 
 A crash becomes `ConversionCrashedError`, a blown limit `ConversionLimitError` (CPU seconds or
-wall time: `ConversionTimeoutError`), each naming the block and the limit.
+wall time: `ConversionTimeoutError`), each naming the block and the limit; no worker or thread to
+run in, `ConversionUnavailableError`.
 
-Workers are started with `subprocess` (``python -c``), not `multiprocessing`: its ``spawn`` and
-``forkserver`` start methods import the caller's ``__main__`` module in the new process (running
-a script's top-level code again when it has no ``if __name__ == "__main__"`` guard), and ``fork``
-is unsafe once threads run. `subprocess` is safe from any thread, under asyncio, pytest and Ray,
-and a worker imports only the converter modules it runs (not pydantic or httpx). A worker's reply
-is unpickled with an allow-list of result classes: a worker is never trusted with more than data.
+Workers are started with `subprocess`, not `multiprocessing`: its ``spawn`` and ``forkserver``
+start methods import the caller's ``__main__`` module in the new process (running a script's
+top-level code again when it has no ``if __name__ == "__main__"`` guard), and ``fork`` is unsafe
+once threads run. `subprocess` is safe from any thread, under asyncio, pytest and Ray, and a
+worker imports only the converter modules it runs (not pydantic or httpx). A worker's reply is
+bounded in size before it is read and unpickled with an allow-list of result classes: a worker is
+never trusted with more than data.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import dataclasses
-import io
+import functools
 import os
 import pickle
+import re
 import signal
-import subprocess
-import sys
-import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import (
     ConversionCrashedError,
     ConversionLimitError,
     ConversionTimeoutError,
+    ConversionUnavailableError,
     DecodeError,
     DoesNotFitError,
     ImageBombError,
@@ -55,18 +60,27 @@ from ..errors import (
     TooLargeError,
     UnsupportedBlockError,
 )
-from ._worker import read_message, write_message
-from .limits import KEEP, ConversionLimits, Keep, current_limits, describe_size
+from ._pool import PAYLOAD, Pool, ReplyTooLarge, WaitExpired, Worker, WorkerGone
+from .budget import Budget, BudgetCancelledError, current_budget
+from .limits import (
+    DEFAULT_WORKERS,
+    KEEP,
+    ConversionLimits,
+    Keep,
+    WorkerSettings,
+    current_limits,
+    describe_size,
+    worker_settings,
+)
 
-__all__ = ["MAX_WORKERS", "run_isolated", "shutdown_workers"]
+__all__ = ["MAX_WORKERS", "apply_settings", "run_isolated", "shutdown_workers", "warm_pool"]
 
 T = TypeVar("T")
 
-MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))
-"""Worker processes kept at most; more concurrent conversions wait for a free one."""
+MAX_WORKERS = DEFAULT_WORKERS
+"""Long jobs running at once by default (`WorkerSettings.workers`): the CPUs, at most 4."""
 
-_MAX_REPLY_BYTES = 1 << 31
-_JOBS_PER_WORKER = 500  # then a fresh worker: whatever a converter leaked is returned
+_ATTEMPTS = 3  # a worker that left on its idle timer did not run the job: try another
 
 
 # -- the reply: data only -------------------------------------------------------------------------
@@ -101,157 +115,42 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not a conversion result")
 
 
-# -- workers and their pool -----------------------------------------------------------------------
+# -- the pool of this process ---------------------------------------------------------------------
 
-
-_BOOTSTRAP = (
-    "import sys, types\n"
-    "sys.path[:] = {path!r}\n"
-    "package = types.ModuleType('mediablocks')\n"
-    "package.__path__ = [{package!r}]\n"
-    "sys.modules['mediablocks'] = package\n"
-    "from mediablocks.convert._worker import main\n"
-    "main()\n"
-)
-
-
-class _WorkerGone(Exception):
-    """Internal: the worker died (or was killed) before replying."""
-
-    def __init__(self, returncode: int | None, expired: bool, stderr: str) -> None:
-        super().__init__(returncode)
-        self.returncode = returncode
-        self.expired = expired
-        self.stderr = stderr
-
-
-class _Worker:
-    """One worker process and its two pipes; used by one thread at a time."""
-
-    def __init__(self) -> None:
-        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        code = _BOOTSTRAP.format(path=list(sys.path), package=package)
-        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in `close`)
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            close_fds=True,
-        )
-        assert self.process.stdin is not None
-        assert self.process.stdout is not None
-        self.requests: IO[bytes] = self.process.stdin
-        self.replies: IO[bytes] = self.process.stdout
-        self.jobs = 0
-        self.expired = False
-
-    def alive(self) -> bool:
-        return self.process.poll() is None and self.jobs < _JOBS_PER_WORKER
-
-    def call(self, request: bytes, seconds: float | None) -> bytes:
-        """Send one job and wait for its reply; past ``seconds`` the worker is killed."""
-        self.jobs += 1
-        timer = None
-        if seconds is not None:
-            timer = threading.Timer(seconds, self._expire)
-            timer.daemon = True
-            timer.start()
-        try:
-            write_message(self.requests, request)
-            reply = read_message(self.replies, _MAX_REPLY_BYTES)
-        except (OSError, EOFError, ValueError):
-            reply = None
-        finally:
-            if timer is not None:
-                timer.cancel()
-        if reply is None:
-            self.kill()
-            raise _WorkerGone(self.process.returncode, self.expired, self._stderr_tail())
-        return reply  # (if the timer fired just after the reply, the killed worker is replaced)
-
-    def _expire(self) -> None:
-        self.expired = True
-        self.kill()
-
-    def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            self.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=10)
-        self.close()
-
-    def close(self) -> None:
-        for stream in (self.requests, self.replies, self.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()
-
-    def _stderr_tail(self) -> str:
-        try:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - 2048))
-            return self.stderr.read().decode("utf-8", "replace")
-        except (OSError, ValueError):
-            return ""
-
-
-class _Pool:
-    """At most `MAX_WORKERS` workers, started on demand and handed to one caller at a time."""
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.lock = threading.Condition()
-        self.idle: list[_Worker] = []
-        self.busy = 0
-
-    def acquire(self) -> _Worker:
-        with self.lock:
-            while True:
-                while self.idle:
-                    worker = self.idle.pop()
-                    if worker.alive():
-                        self.busy += 1
-                        return worker
-                    worker.kill()
-                if self.busy < MAX_WORKERS:
-                    self.busy += 1
-                    break
-                self.lock.wait()
-        try:
-            return _Worker()
-        except BaseException:
-            self.release(None)
-            raise
-
-    def release(self, worker: _Worker | None) -> None:
-        with self.lock:
-            self.busy -= 1
-            if worker is not None:
-                self.idle.append(worker)
-            self.lock.notify()
-
-    def close(self) -> None:
-        with self.lock:
-            workers, self.idle = self.idle, []
-        for worker in workers:
-            worker.close()  # end of input: the worker exits
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                worker.process.wait(timeout=1)
-            if worker.process.poll() is None:
-                worker.kill()
-
-
-_pool: _Pool | None = None
+_pool: Pool | None = None
 _pool_lock = threading.Lock()
 
 
-def _the_pool() -> _Pool:
+def _the_pool() -> Pool:
     global _pool
     with _pool_lock:
         if _pool is None or _pool.pid != os.getpid():
-            _pool = _Pool()
+            _pool = Pool(worker_settings())
         return _pool
+
+
+def apply_settings(settings: WorkerSettings) -> None:
+    """`configure_workers` changed the settings: the pool follows them; its idle workers retire
+    (new ones start under the new settings)."""
+    with _pool_lock:
+        pool = _pool
+    if pool is None or pool.pid != os.getpid():
+        return
+    with pool.cond:
+        pool.settings = settings
+        idle, pool.idle = pool.idle, []
+        pool.cond.notify_all()
+    for worker in idle:
+        pool._retire(worker)
+    pool._top_up()
+
+
+def warm_pool(count: int, timeout: float) -> int:
+    """`warm_up`'s work: ``count`` workers started and ready (see `warm_up`)."""
+    try:
+        return _the_pool().warm_up(count, timeout)
+    except (OSError, RuntimeError) as exc:
+        raise _unavailable("warm_up", "the worker pool", exc) from None
 
 
 def shutdown_workers() -> None:
@@ -268,8 +167,7 @@ def _forget_pool_in_child() -> None:
     global _pool, _pool_lock
     _pool_lock = threading.Lock()
     if _pool is not None:
-        for worker in _pool.idle:
-            worker.close()
+        _pool.forget()
     _pool = None
 
 
@@ -281,6 +179,16 @@ if hasattr(os, "register_at_fork"):
 # -- running one job ------------------------------------------------------------------------------
 
 
+class _Limit:
+    """The limit that bounds one job's wall time or CPU: a per-conversion number
+    (``time_budget`` of the scope, ``cpu_seconds``) or a block's or call's `Budget`."""
+
+    def __init__(self, name: str, value: float | None, budget: Budget | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.budget = budget
+
+
 def run_isolated(
     what: str,
     job: Callable[..., T],
@@ -289,63 +197,186 @@ def run_isolated(
     time_budget: float | Keep | None = KEEP,
     converter: str = "converter",
     keywords: Mapping[str, Any] | None = None,
+    lane: str | None = None,
 ) -> T:
     """``job(*args, **keywords)`` in a worker process under ``limits`` and a wall-time budget of
-    ``time_budget`` seconds (``None``: none; both default to the `use_conversion_limits`
-    scope's).
+    ``time_budget`` seconds for this conversion (``None``: none; both default to the
+    `use_conversion_limits` scope's), and under the current block's `Budget` (in `prepare`):
+    the wait for a worker, the job's wall time and its CPU seconds all come out of it.
 
     ``job`` is a module-level function of a ``mediablocks.convert`` module whose arguments
     pickle; its result is built of builtin values, `Change`, `Fraction` and dataclasses of
     ``mediablocks.convert`` modules (the reply is unpickled with that allow-list). ``what``
     (the block) and ``converter`` (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the
-    culprit in errors:
-    `ConversionCrashedError`, `ConversionLimitError`, `ConversionTimeoutError`, or the
-    `MediaBlocksError` the job raised.
+    culprit in errors: `ConversionCrashedError`, `ConversionLimitError`,
+    `ConversionTimeoutError`, `ConversionUnavailableError`, or the `MediaBlocksError` the job
+    raised. ``lane``: ``"long"`` or ``"short"`` (default: the block budget's, else short).
     """
-    scope_limits, scope_budget = current_limits()
+    scope_limits, scope_seconds = current_limits()
     limits = limits or scope_limits
-    budget = scope_budget if isinstance(time_budget, Keep) else time_budget
+    per_job = scope_seconds if isinstance(time_budget, Keep) else time_budget
+    budget = current_budget()
     named = dict(keywords or {})
+    if budget is not None:
+        budget.check(what, f"starting the {converter}")
     if not limits.isolate:
         return job(*args, **named)
+    start = time.monotonic()
+    deadline, wall = _wall_limit(start, per_job, budget)
+    cpu = _cpu_limit(limits, budget)
+    settings = worker_settings()
     request = pickle.dumps(
         (
             job.__module__,
             job.__name__,
             args,
             named,
-            (limits.memory_bytes, limits.cpu_seconds, limits.stack_bytes),
+            (limits.memory_bytes, cpu.value, limits.stack_bytes),
+            settings.max_reply_bytes,
+            None if settings.recycle_rss_bytes is None else settings.recycle_rss_bytes // 2,
         ),
         protocol=pickle.HIGHEST_PROTOCOL,
     )
-    pool = _the_pool()
-    for attempt in range(2):
+    chosen_lane = lane or (budget.lane if budget is not None else "short")
+    for _ in range(_ATTEMPTS):
+        pool = _the_pool()
+        worker = _acquire(pool, chosen_lane, deadline, wall, budget, what, converter)
+        forget = budget.on_cancel(functools.partial(worker.kill, "cancelled")) if budget else None
         try:
-            worker = pool.acquire()
-        except OSError as exc:  # no interpreter to start (an embedded Python), no processes left
-            raise ConversionCrashedError(
-                f"{what}: no worker process could be started for the {converter} ({exc}); "
-                "ConversionLimits(isolate=False) converts in this process, for trusted input"
+            spent, _, frame = worker.call(request, deadline, pool.settings.max_reply_bytes)
+        except WorkerGone as gone:
+            pool.release(worker, chosen_lane, keep=False)
+            if gone.why == "left":
+                continue  # it left on its idle timer before reading the job: another one
+            raise _gone_error(gone, what, converter, limits, wall, cpu) from None
+        except ReplyTooLarge as large:
+            pool.release(worker, chosen_lane, keep=False)
+            cap = pool.settings.max_reply_bytes
+            raise ConversionLimitError(
+                f"{what}: the {converter} sent a reply of {large.size:,} bytes, over "
+                f"max_reply_bytes={describe_size(cap)} (WorkerSettings)",
+                limit="max_reply_bytes",
+                value=cap,
             ) from None
-        try:
-            reply = worker.call(request, budget)
-        except _WorkerGone as gone:
-            pool.release(None)
-            if gone.returncode == 0 and not gone.expired and attempt == 0:
-                continue  # it had just left on its idle timer: once more with a fresh one
-            raise _gone_error(gone, what, converter, limits, budget) from None
+        except RuntimeError as exc:  # Windows: no thread for the deadline's timer
+            pool.release(worker, chosen_lane, keep=False)
+            raise _unavailable(what, f"the {converter}", exc) from None
         except BaseException:
-            worker.kill()  # interrupted mid-job: its state is unknown
-            pool.release(None)
+            pool.release(worker, chosen_lane, keep=False)
             raise
-        pool.release(worker)
-        return _result(reply, what, converter, limits)  # type: ignore[no-any-return]
-    raise AssertionError("unreachable")
+        finally:
+            if forget is not None:
+                forget()
+        pool.release(worker, chosen_lane, keep=True)
+        if budget is not None:
+            budget.charge(spent)
+        return _result(frame, what, converter, limits, PAYLOAD)  # type: ignore[no-any-return]
+    raise ConversionCrashedError(
+        f"{what}: {_ATTEMPTS} workers in a row left before taking the {converter} job"
+    )
 
 
-def _result(reply: bytes, what: str, converter: str, limits: ConversionLimits) -> Any:
+def _wall_limit(
+    start: float, per_job: float | None, budget: Budget | None
+) -> tuple[float | None, _Limit]:
+    """The job's deadline: the earlier of this conversion's own budget and the block's."""
+    deadline = None if per_job is None else start + per_job
+    wall = _Limit("time_budget", per_job)
+    if budget is not None:
+        ends, owner = budget.wall_limit()
+        if ends is not None and (deadline is None or ends < deadline):
+            deadline = ends
+            wall = _Limit(owner.limit if owner else "time_budget", None, owner)
+    return deadline, wall
+
+
+def _cpu_limit(limits: ConversionLimits, budget: Budget | None) -> _Limit:
+    """The job's CPU seconds: the less of ``cpu_seconds`` and what the block has left."""
+    cpu = _Limit("cpu_seconds", limits.cpu_seconds)
+    if budget is not None:
+        left, owner = budget.cpu_limit()
+        if left is not None and (cpu.value is None or left < cpu.value):
+            cpu = _Limit(owner.limit if owner else "time_budget", max(left, 0.01), owner)
+    return cpu
+
+
+def _acquire(
+    pool: Pool,
+    lane: str,
+    deadline: float | None,
+    wall: _Limit,
+    budget: Budget | None,
+    what: str,
+    converter: str,
+) -> Worker:
+    """A worker, waited for no longer than the deadline; cancelling the budget stops the wait."""
+    forget = budget.on_cancel(pool.wake) if budget is not None else None
     try:
-        outcome = _Unpickler(io.BytesIO(reply)).load()
+        return pool.acquire(lane, deadline, lambda: budget is not None and budget.cancelled)
+    except WaitExpired as waited:
+        if waited.cancelled:
+            raise BudgetCancelledError(
+                f"{what}: stopped, its caller was cancelled", limit="cancelled"
+            ) from None
+        doing = f"waiting for a free worker ({waited.busy} jobs running, {lane} lane)"
+        if wall.budget is not None:
+            raise wall.budget.exhausted(what, doing) from None
+        raise ConversionTimeoutError(
+            f"{what}: no worker became free for the {converter} within the wall-time budget "
+            f"time_budget={wall.value:g} s ({waited.busy} jobs running)",
+            limit="time_budget",
+            value=wall.value,
+        ) from None
+    except (OSError, RuntimeError) as exc:  # no interpreter, no process, no thread left
+        raise _unavailable(what, f"the {converter}", exc) from None
+    finally:
+        if forget is not None:
+            forget()
+
+
+def _unavailable(what: str, converter: str, exc: BaseException) -> ConversionUnavailableError:
+    thing = "thread" if isinstance(exc, RuntimeError) else "worker process"
+    return ConversionUnavailableError(
+        f"{what}: no {thing} could be started for {converter} ({exc}); retry later, or "
+        "ConversionLimits(isolate=False) converts in this process, for trusted input"
+    )
+
+
+class _FrameReader:
+    """A reply's pickle read in place from the frame's buffer: the results' bytes are copied
+    once, into the objects they become, never the whole reply."""
+
+    def __init__(self, buffer: bytes | bytearray, start: int = 0) -> None:
+        self.buffer = buffer
+        self.view = memoryview(buffer)
+        self.position = start
+
+    def read(self, size: int = -1) -> bytes:
+        end = len(self.view) if size < 0 else min(len(self.view), self.position + size)
+        chunk = self.view[self.position : end].tobytes()
+        self.position = end
+        return chunk
+
+    def readinto(self, target: bytearray | memoryview) -> int:
+        chunk = self.view[self.position : self.position + len(target)]
+        target[: len(chunk)] = chunk
+        self.position += len(chunk)
+        return len(chunk)
+
+    def readline(self) -> bytes:
+        end = self.buffer.find(b"\n", self.position)
+        return self.read(-1 if end < 0 else end + 1 - self.position)
+
+
+def _result(
+    reply: bytes | bytearray,
+    what: str,
+    converter: str,
+    limits: ConversionLimits,
+    start: int = 0,
+) -> Any:
+    try:
+        outcome = _Unpickler(_FrameReader(reply, start)).load()
         kind = outcome[0]
     except Exception as exc:
         raise ConversionCrashedError(
@@ -363,6 +394,11 @@ def _result(reply: bytes, what: str, converter: str, limits: ConversionLimits) -
 def _limit_error(
     what: str, converter: str, limit: str, message: str, limits: ConversionLimits
 ) -> ConversionLimitError:
+    if limit == "max_reply_bytes":
+        cap = worker_settings().max_reply_bytes
+        return ConversionLimitError(
+            f"{what}: the {converter} {message} (WorkerSettings)", limit=limit, value=cap
+        )
     if message:
         return ConversionLimitError(message, limit=limit or None)
     value = getattr(limits, limit, None)
@@ -375,18 +411,29 @@ def _limit_error(
 
 
 def _gone_error(
-    gone: _WorkerGone, what: str, converter: str, limits: ConversionLimits, budget: float | None
+    gone: WorkerGone,
+    what: str,
+    converter: str,
+    limits: ConversionLimits,
+    wall: _Limit,
+    cpu: _Limit,
 ) -> MediaBlocksError:
-    if gone.expired:
+    if gone.why == "cancelled":
+        return BudgetCancelledError(f"{what}: stopped, its caller was cancelled", limit="cancelled")
+    if gone.why == "expired":
+        if wall.budget is not None:
+            return wall.budget.exhausted(what, f"the {converter} was running")
         return ConversionTimeoutError(
-            f"{what}: the {converter} ran past the wall-time budget time_budget={budget:g} s and "
-            "was stopped",
+            f"{what}: the {converter} ran past the wall-time budget time_budget={wall.value:g} s "
+            "and was stopped",
             limit="time_budget",
-            value=budget,
+            value=wall.value,
         )
     code = gone.returncode
-    name = _signal_name(code)
+    name = _signal_name(code) or _signal_from_stderr(gone.stderr)
     if name == "SIGXCPU":
+        if cpu.budget is not None:
+            return cpu.budget.exhausted(what, f"the {converter} was running", cpu=True)
         return ConversionTimeoutError(
             f"{what}: the {converter} used more than the CPU limit cpu_seconds="
             f"{limits.cpu_seconds:g} s and was stopped",
@@ -400,7 +447,12 @@ def _gone_error(
             limit="stack_bytes",
             value=limits.stack_bytes,
         )
-    how = name or f"exit status {code}"
+    if name is not None:
+        how = name
+    elif code is None or code == 0:
+        how = "it ended without replying; its exit status is unknown here"
+    else:
+        how = f"exit status {code}"
     likely = _LIKELY_LIMIT.get(name or "")
     if likely is not None:
         shown = describe_size(getattr(limits, likely))
@@ -419,6 +471,15 @@ _LIKELY_CAUSE = {
     "stack_bytes": "a stack overflow from deep nesting",
     "memory_bytes": "an allocation refused by the memory limit",
 }
+# What `faulthandler` writes for each fatal signal (the name when the exit status is unknown).
+_FAULTS = {
+    "Segmentation fault": "SIGSEGV",
+    "Aborted": "SIGABRT",
+    "Bus error": "SIGBUS",
+    "Floating point exception": "SIGFPE",
+    "Illegal instruction": "SIGILL",
+}
+_FATAL = re.compile(r"Fatal Python error: ([A-Za-z ]+)")
 
 
 def _signal_name(code: int | None) -> str | None:
@@ -428,3 +489,14 @@ def _signal_name(code: int | None) -> str | None:
         return signal.Signals(-code).name
     except ValueError:
         return f"signal {-code}"
+
+
+def _signal_from_stderr(text: str) -> str | None:
+    """The fatal signal `faulthandler` reported in the worker's stderr (a caller ignoring
+    SIGCHLD cannot read the exit status); a bare traceback is its SIGXCPU handler's."""
+    found = _FATAL.search(text)
+    if found is not None:
+        return _FAULTS.get(found.group(1).strip())
+    if "(most recent call first)" in text:
+        return "SIGXCPU"
+    return None

@@ -1,5 +1,6 @@
 """`ConversionLimits`: the resources one conversion in a worker process may use, and the scope
-(`use_conversion_limits`) through which `prepare` hands them to every converter it calls.
+(`use_conversion_limits`) through which `prepare` hands them to every converter it calls;
+`WorkerSettings`: the size and upkeep of the worker pool itself.
 
 Kept apart from `mediablocks.convert.isolation` (the worker pool) so that ``import mediablocks``
 loads only this small module; the pool and `subprocess` load with the first conversion.
@@ -9,25 +10,35 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import os
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Literal
 
 from .._checks import check_bool, check_seconds, check_size
 from ..errors import InvalidOptionError
 
 __all__ = [
+    "AUTO",
     "DEFAULT_CPU_SECONDS",
     "DEFAULT_MAX_PAGES",
     "DEFAULT_MAX_TEXT_CHARS",
     "DEFAULT_MEMORY_BYTES",
     "DEFAULT_STACK_BYTES",
     "DEFAULT_TIME_BUDGET",
+    "DEFAULT_TOTAL_TIME_BUDGET",
+    "DEFAULT_WORKERS",
     "KEEP",
     "ConversionLimits",
+    "TimeBudget",
+    "WorkerSettings",
+    "check_time_budget",
     "current_limits",
     "describe_size",
+    "set_worker_settings",
     "use_conversion_limits",
+    "worker_settings",
 ]
 
 DEFAULT_MAX_PAGES = 20
@@ -43,7 +54,22 @@ DEFAULT_CPU_SECONDS = 60.0
 """CPU seconds one conversion may use."""
 
 DEFAULT_TIME_BUDGET = 120.0
-"""Seconds of wall time one conversion may take outside any scope (`prepare`'s default too)."""
+"""Seconds of wall time one conversion may take outside any scope; in `prepare`, the most the
+automatic budget (``time_budget="auto"``) gives one block, however long its media."""
+
+DEFAULT_TOTAL_TIME_BUDGET = 300.0
+"""Seconds of wall time one `prepare` call may take for all its blocks together."""
+
+AUTO: Literal["auto"] = "auto"
+"""``time_budget="auto"`` (`prepare`'s default): each block's budget follows its kind and size
+(``mediablocks.convert.budget.auto_seconds``: seconds for an SVG, per page for a PDF, by
+duration for audio and video), at most `DEFAULT_TIME_BUDGET`."""
+
+TimeBudget = float | Literal["auto"] | None
+"""A block's budget as `prepare` takes it: seconds, ``None`` (none) or ``"auto"``."""
+
+DEFAULT_WORKERS = max(1, min(4, os.cpu_count() or 1))
+"""Worker processes for long jobs (audio and video) at once, by default: the CPUs, at most 4."""
 
 DEFAULT_STACK_BYTES = 8 << 20
 """Stack of a worker (8 MiB, Linux's usual default): deep nesting ends in a crash, not a hang."""
@@ -59,9 +85,11 @@ class ConversionLimits:
     ``isolate``: run converters in worker processes (default); ``False`` runs them in the
     caller's process, for trusted input only: then no limit applies and a crash is the caller's.
 
-    The wall-time budget of a conversion is `prepare`'s ``time_budget`` (default 120 s). On
-    Windows, and for limits the platform does not enforce (``RLIMIT_AS`` on macOS), only the
-    wall-time budget stops a conversion.
+    These bound each worker job. `prepare` adds one budget per block on top (its
+    ``time_budget``: wall and CPU seconds for everything one block costs, by kind unless given)
+    and one per call (``total_time_budget``); ``docs/isolation.md`` has the table. On Windows,
+    and for limits the platform does not enforce (``RLIMIT_AS`` on macOS), only the wall-time
+    budgets stop a conversion.
     """
 
     memory_bytes: int | None = DEFAULT_MEMORY_BYTES
@@ -93,6 +121,77 @@ class ConversionLimits:
             f"stack_bytes={describe_size(self.stack_bytes)}",
         ]
         return ", ".join(parts)
+
+
+def check_time_budget(owner: str, name: str, value: object, *, auto: bool = True) -> None:
+    """A budget option: a finite positive number of seconds, ``None``, or (``auto``) ``"auto"``."""
+    if value is None or (auto and value == AUTO and isinstance(value, str)):
+        return
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not number:
+        choices = "a number of seconds, None" + (" or 'auto'" if auto else "")
+        raise InvalidOptionError(f"{owner}.{name} must be {choices}, got {value!r}")
+    check_seconds(owner, name, value)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """The worker pool of this process (`mediablocks.configure_workers` applies them).
+
+    ``workers``: long jobs (audio and video conversions) running at once (default: the CPUs, at
+    most 4). ``short_workers``: more workers kept for short jobs only (SVG, JPEG XL, PDF pages,
+    document text, checks), so a small upload never waits behind slow ones (default 1): a short
+    job takes any free worker, a long one at most ``workers``. ``idle_seconds``: an idle worker
+    leaves after this (``None``: never; workers started by `warm_up` never do).
+    ``recycle_rss_bytes``: a worker whose resident memory is over this after a job is replaced
+    rather than kept idle (``None``: never). ``max_reply_bytes``: the largest reply a worker may
+    send (a conversion's result); a larger one is a `ConversionLimitError`. ``jobs_per_worker``:
+    then a fresh worker, whatever the old one leaked.
+    """
+
+    workers: int = DEFAULT_WORKERS
+    short_workers: int = 1
+    idle_seconds: float | None = 300.0
+    recycle_rss_bytes: int | None = 128 << 20
+    max_reply_bytes: int = 128 << 20
+    jobs_per_worker: int = 500
+
+    def __post_init__(self) -> None:
+        check_size("WorkerSettings", "workers", self.workers)
+        check_size("WorkerSettings", "jobs_per_worker", self.jobs_per_worker)
+        check_size("WorkerSettings", "max_reply_bytes", self.max_reply_bytes)
+        check_size("WorkerSettings", "recycle_rss_bytes", self.recycle_rss_bytes, optional=True)
+        short = self.short_workers
+        if isinstance(short, bool) or not isinstance(short, int) or short < 0:
+            raise InvalidOptionError(
+                f"WorkerSettings.short_workers must be an int >= 0, got {short!r}"
+            )
+        if self.idle_seconds is not None:
+            check_seconds("WorkerSettings", "idle_seconds", self.idle_seconds)
+        if self.max_reply_bytes < 1 << 20:
+            raise InvalidOptionError(
+                "WorkerSettings.max_reply_bytes must be at least 1 MiB, got "
+                f"{self.max_reply_bytes:,}"
+            )
+
+    @property
+    def capacity(self) -> int:
+        """Jobs running at once at most: ``workers + short_workers``."""
+        return self.workers + self.short_workers
+
+
+_worker_settings = WorkerSettings()
+
+
+def worker_settings() -> WorkerSettings:
+    """The `WorkerSettings` the worker pool of this process runs with (`configure_workers`)."""
+    return _worker_settings
+
+
+def set_worker_settings(settings: WorkerSettings) -> None:
+    """Record the settings `configure_workers` chose (the pool reads them from here)."""
+    global _worker_settings
+    _worker_settings = settings
 
 
 def describe_size(value: int | None) -> str:

@@ -29,6 +29,7 @@ The package's modules, one step each: `options` (`PrepareOptions`), `report` (`P
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 # ``X as X``: names importable from `mediablocks.preparing` since it was one module stay so.
 from .._checks import check_size
@@ -37,7 +38,7 @@ from ..changes import DEFAULT_MAX_IMAGE_PIXELS as DEFAULT_MAX_IMAGE_PIXELS
 from ..changes import Change
 from ..convert.limits import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
 from ..convert.limits import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
-from ..convert.limits import ConversionLimits
+from ..convert.limits import ConversionLimits, TimeBudget
 from ..errors import DoesNotFitError, InvalidOptionError
 from ..fetching.policy import FetchPolicy, fetch_budget
 from ..limits import ProviderLimits
@@ -49,7 +50,9 @@ from ..standins.cache import StandInCache, default_stand_in_cache
 from ..standins.types import Describer, Transcriber
 from .accept import check_accepted
 from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
+from .options import AUTO as AUTO
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
+from .options import DEFAULT_TOTAL_TIME_BUDGET as DEFAULT_TOTAL_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
 from .options import DocumentStrategy as DocumentStrategy
 from .options import PrepareOptions as PrepareOptions
@@ -68,13 +71,17 @@ from .totals import check_totals
 from .walk import fit, walk
 
 __all__ = [
+    "AUTO",
     "DEFAULT_TIME_BUDGET",
+    "DEFAULT_TOTAL_TIME_BUDGET",
     "AudioStrategy",
     "BlockReport",
     "PrepareOptions",
     "PrepareReport",
     "UnsupportedStrategy",
     "VideoStrategy",
+    "aprepare",
+    "aprepare_with_report",
     "prepare",
     "prepare_block",
     "prepare_with_report",
@@ -102,7 +109,8 @@ def prepare(
     max_audio_seconds: float | None = None,
     max_video_seconds: float | None = None,
     allow_split: bool = True,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    time_budget: TimeBudget = AUTO,
+    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET,
     documents: DocumentStrategy = "convert",
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
@@ -162,6 +170,7 @@ def prepare(
         max_video_seconds=max_video_seconds,
         allow_split=allow_split,
         time_budget=time_budget,
+        total_time_budget=total_time_budget,
         documents=documents,
         max_pages=max_pages,
         max_text_chars=max_text_chars,
@@ -194,7 +203,8 @@ def prepare_with_report(
     max_audio_seconds: float | None = None,
     max_video_seconds: float | None = None,
     allow_split: bool = True,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    time_budget: TimeBudget = AUTO,
+    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET,
     documents: DocumentStrategy = "convert",
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
@@ -225,6 +235,7 @@ def prepare_with_report(
         max_video_seconds=max_video_seconds,
         allow_split=allow_split,
         time_budget=time_budget,
+        total_time_budget=total_time_budget,
         documents=documents,
         max_pages=max_pages,
         max_text_chars=max_text_chars,
@@ -269,7 +280,8 @@ def prepare_block(
     max_audio_seconds: float | None = None,
     max_video_seconds: float | None = None,
     allow_split: bool = True,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    time_budget: TimeBudget = AUTO,
+    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET,
     documents: DocumentStrategy = "convert",
     max_pages: int = DEFAULT_MAX_PAGES,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
@@ -300,6 +312,7 @@ def prepare_block(
         max_video_seconds=max_video_seconds,
         allow_split=allow_split,
         time_budget=time_budget,
+        total_time_budget=total_time_budget,
         documents=documents,
         max_pages=max_pages,
         max_text_chars=max_text_chars,
@@ -336,3 +349,41 @@ def stand_ins_for(
     if transcriber is None and describer is None:
         return None
     return StandIns(transcriber, describer, default_stand_in_cache() if cache is None else cache)
+
+
+# -- from asyncio ---------------------------------------------------------------------------------
+
+
+async def aprepare(messages: MessagesLike, provider: str, **options: Any) -> list[Message]:
+    """`prepare` for asyncio: runs in a thread of the loop's default executor, and cancelling
+    the awaiting task stops the conversions in flight (their workers are killed) instead of
+    leaving them to run out their budget. Takes `prepare`'s keywords."""
+    prepared, _ = await aprepare_with_report(messages, provider, **options)
+    return prepared
+
+
+async def aprepare_with_report(
+    messages: MessagesLike, provider: str, **options: Any
+) -> tuple[list[Message], PrepareReport]:
+    """`prepare_with_report` for asyncio; cancelling the task stops its conversions (see
+    `aprepare`)."""
+    import asyncio
+    import contextvars
+    import functools
+
+    from ..convert.budget import Budget, use_budget
+
+    caller = Budget(None, cpu_seconds=None, limit="cancelled", scope="the awaiting task")
+
+    def run() -> tuple[list[Message], PrepareReport]:
+        with use_budget(caller):
+            return prepare_with_report(messages, provider, **options)
+
+    context = contextvars.copy_context()
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(None, functools.partial(context.run, run))
+    try:
+        return await future
+    except asyncio.CancelledError:
+        caller.cancel()  # the thread's job is killed; the thread ends soon after
+        raise

@@ -8,8 +8,16 @@ from typing import Literal
 
 from .._checks import check_bool, check_size
 from ..changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS
-from ..convert.limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TEXT_CHARS, ConversionLimits
+from ..convert.limits import AUTO as AUTO
+from ..convert.limits import (
+    DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_TEXT_CHARS,
+    ConversionLimits,
+    TimeBudget,
+    check_time_budget,
+)
 from ..convert.limits import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
+from ..convert.limits import DEFAULT_TOTAL_TIME_BUDGET as DEFAULT_TOTAL_TIME_BUDGET
 from ..errors import InvalidOptionError
 from ..fetching.policy import FetchPolicy
 
@@ -56,8 +64,16 @@ class PrepareOptions:
     (also capped by the provider's image count); ``frame_interval``: seconds between frames
     (``None``: ``max_frames`` spread evenly). ``max_audio_seconds``: the longest single audio
     block; longer audio is split into ordered chunks, or refused with ``allow_split=False``.
-    ``max_video_seconds``: a transcoded video is cut there. ``time_budget``: seconds of wall
-    time one conversion may take.
+    ``max_video_seconds``: a transcoded video is cut there.
+
+    Time (``docs/isolation.md``): ``time_budget`` is each block's budget, wall-clock and CPU
+    seconds for everything the block costs (header probes, every conversion in a worker, the
+    wait for a free worker): ``"auto"`` (default) sizes it by kind (seconds for an SVG, per page
+    for a PDF, by duration for audio and video, at most `DEFAULT_TIME_BUDGET`), a number gives
+    every block that many seconds, ``None`` none. ``total_time_budget``: wall seconds for the
+    whole call (default `DEFAULT_TOTAL_TIME_BUDGET`; ``None``: none). Past a block's budget the
+    block is a problem (an image: the error at once); past the call's, `prepare` raises
+    `ConversionTimeoutError` (``limit="total_time_budget"``) at once.
 
     Documents (``docs/documents.md``; extras ``[pdf]`` and ``[office]``): ``documents`` is the
     strategy (`DocumentStrategy`: ``"convert"``, ``"pages"``, ``"text"`` or ``"raise"``; with
@@ -67,8 +83,7 @@ class PrepareOptions:
 
     ``conversion_limits``: the `ConversionLimits` (memory, CPU seconds, stack) of the worker
     processes that render SVG and PDF and read documents (``docs/isolation.md``); ``None``: the
-    defaults. ``time_budget`` is the wall time of each such conversion too: the worker is stopped
-    when it runs out.
+    defaults. A worker is stopped when its block's budget runs out.
     ``unsupported``: `UnsupportedStrategy`; ``"drop"`` removes (and reports) each block the
     provider takes in no form instead of raising. A message left empty stays, empty.
     """
@@ -86,7 +101,8 @@ class PrepareOptions:
     max_audio_seconds: float | None = None
     max_video_seconds: float | None = None
     allow_split: bool = True
-    time_budget: float | None = DEFAULT_TIME_BUDGET
+    time_budget: TimeBudget = AUTO
+    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET
     documents: DocumentStrategy = "convert"
     max_pages: int = DEFAULT_MAX_PAGES
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
@@ -111,7 +127,9 @@ class PrepareOptions:
         frames = self.max_frames
         if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
             raise InvalidOptionError(f"max_frames={frames!r}: a whole number, at least 1")
-        for name in ("frame_interval", "max_audio_seconds", "max_video_seconds", "time_budget"):
+        check_time_budget("PrepareOptions", "time_budget", self.time_budget)
+        check_time_budget("PrepareOptions", "total_time_budget", self.total_time_budget, auto=False)
+        for name in ("frame_interval", "max_audio_seconds", "max_video_seconds"):
             value = getattr(self, name)
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if value is not None and not (number and value > 0):

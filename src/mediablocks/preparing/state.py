@@ -15,6 +15,10 @@ from .options import PrepareOptions
 from .slots import _kind, _Slot
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ..convert.budget import Budget
+    from .document_blocks import ConvertedDocument
     from .standins import StandIns
 
 
@@ -34,6 +38,9 @@ class _Preparation:
         self.no_form: dict[int, str] = {}  # id(slot) -> why the provider takes it in no form
         self.broken: set[int] = set()  # id(slot) of blocks whose bytes do not decode
         self.stand_ins: StandIns | None = None  # the caller's transcriber / describer
+        self.call_budget: Budget | None = None  # the call's total (`timing.call_budget`)
+        self.block_budgets: dict[int, Budget] = {}  # id(slot) -> its budget, once started
+        self.documents: dict[int, Future[ConvertedDocument | None]] = {}  # converting ahead
 
     def problem(self, slot: _Slot | None, code: str, text: str) -> None:
         """Record a problem with its stable ``code`` (`FitProblem`): about ``slot``'s block, or

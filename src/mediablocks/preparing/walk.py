@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..blocks import ContentBlock, TextBlock
 from ..changes import Change
+from ..convert.budget import current_budget, use_budget
 from ..errors import DecodeError, ImageBombError, MediaBlocksError
 from ..limits import measured_size
 from ..media import MediaBlock
@@ -20,6 +21,7 @@ from .images import _BrokenImageError, fit_image_slot, plan_image_shares, share_
 from .report import BlockReport, PrepareReport
 from .slots import _find_media, _kind, _rebuild, _Slot
 from .state import _needed, _Preparation, _probe, decode_check
+from .timing import block_budget, call_budget, fatal, size_by_duration
 from .totals import check_totals
 
 
@@ -28,9 +30,19 @@ def walk(run: _Preparation, messages: list[Message]) -> tuple[list[Message], Pre
     image_count = sum(1 for slot in slots if _kind(slot.block) == "image")
     run.text_bytes = text_bytes(messages)
     run.image_count = image_count
+    run.call_budget = call_budget(run.options)
     plan_image_shares(run, slots, image_count)
-    for slot in slots:
-        fit(run, slot, image_count)
+    from .parallel import start_documents, stop  # threads load only for several documents
+
+    ahead = start_documents(run, slots)
+    try:
+        for slot in slots:
+            fit(run, slot, image_count)
+    except BaseException:
+        run.call_budget.cancel()  # documents converting ahead stop too
+        raise
+    finally:
+        stop(ahead, run)
     if run.stand_ins is not None:
         from .standins import apply_stand_ins
 
@@ -93,10 +105,16 @@ def report_entry(run: _Preparation, slot: _Slot) -> BlockReport:
 
 
 def fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
-    """Fit one block; its conversions run under the options' limits and time budget."""
+    """Fit one block; its conversions run under the options' limits and on the block's budget
+    (`timing`: everything the block costs, within the call's total)."""
     from ..convert.limits import use_conversion_limits
 
-    with use_conversion_limits(run.options.conversion_limits, run.options.time_budget):
+    if run.call_budget is None:
+        run.call_budget = call_budget(run.options)
+    budget = run.block_budgets.pop(id(slot), None)
+    if budget is None:
+        budget = block_budget(run.options, slot.block, run.call_budget)
+    with use_conversion_limits(run.options.conversion_limits, None), use_budget(budget):
         _fit(run, slot, image_count)
 
 
@@ -115,7 +133,12 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             )
         return
     try:
+        budget = current_budget()
+        if budget is not None:
+            budget.check(block.describe(), "starting")
         data = block.read(run.options.policy)
+        if budget is not None:
+            size_by_duration(run.options, block, budget)
         slot.size_before = slot.size = len(data)
         if kind == "image":
             fit_image_slot(run, slot, data, image_count)
@@ -132,6 +155,8 @@ def _fit(run: _Preparation, slot: _Slot, image_count: int) -> None:
             exc.block = block
         raise
     except MediaBlocksError as exc:
+        if fatal(exc):  # the call's total spent, the caller gone, no worker: not this block's
+            raise
         if isinstance(exc, DecodeError):
             run.broken.add(id(slot))  # no stand-in is asked to read what cannot be decoded
         run.problem_from(slot, exc)
