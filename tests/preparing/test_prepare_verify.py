@@ -115,10 +115,43 @@ def test_a_video_whose_frames_do_not_decode_is_refused() -> None:
     assert "VideoBlock(1702 bytes in memory, video/mp4): cannot be decoded: Invalid data" in text
 
 
-def test_check_audio_decodes_over_every_frame() -> None:
+def test_check_audio_decodes_opens_and_decodes_the_start() -> None:
     check_audio_decodes((TESTDATA / "audio/sample.flac").read_bytes(), "ok")
     with pytest.raises(DecodeError, match=r"^cut: cannot be decoded"):
         check_audio_decodes((TESTDATA / "bad/truncated.flac").read_bytes(), "cut")
+
+
+def _long_flac(seconds: int) -> bytes:
+    """``seconds`` of a 440 Hz tone as FLAC, encoded by PyAV (many packets)."""
+    import io
+
+    import av
+    import numpy as np
+
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="flac") as output:
+        stream = output.add_stream("flac", rate=16000, layout="mono")
+        for second in range(seconds):
+            t = np.arange(second * 16000, (second + 1) * 16000) / 16000
+            samples = (np.sin(2 * np.pi * 440 * t) * 12000).astype(np.int16).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
+            frame.sample_rate, frame.pts = 16000, second * 16000
+            for packet in stream.encode(frame):
+                output.mux(packet)
+        for packet in stream.encode(None):
+            output.mux(packet)
+    return buffer.getvalue()
+
+
+def test_the_default_audio_check_stops_after_the_first_packets() -> None:
+    """A stream cut near its end opens and starts well: only ``full=True`` decodes to the cut.
+    The default costs what the start costs, however long the audio (issue 30)."""
+    pytest.importorskip("av")
+    data = _long_flac(40)
+    cut = data[: len(data) * 95 // 100]
+    check_audio_decodes(cut, "late cut")
+    with pytest.raises(DecodeError, match=r"^late cut: cannot be decoded"):
+        check_audio_decodes(cut, "late cut", full=True)
 
 
 # -- item 3: a clip shorter than its slice of time ------------------------------------------------

@@ -19,6 +19,9 @@ from ._av import Deadline, decoding, open_input
 
 __all__ = ["check_audio_decodes", "check_pdf_opens", "check_video_decodes"]
 
+_AUDIO_PACKETS = 64
+"""Packets of audio decoded by the default check: whatever codec, well past its priming frames."""
+
 _VIDEO_PACKETS = 2000
 """Packets read looking for the first video frame (and the first audio frame) before giving up."""
 
@@ -31,9 +34,16 @@ def _has_av() -> bool:
     return True
 
 
-def check_audio_decodes(data: bytes, what: str, deadline: Deadline | None = None) -> None:
-    """Decode every frame of the first audio stream; `DecodeError` naming ``what`` when PyAV
-    cannot (a cut FLAC frame, a broken header) or finds no audio. Memory: one frame."""
+def check_audio_decodes(
+    data: bytes, what: str, deadline: Deadline | None = None, *, full: bool = False
+) -> None:
+    """Open the container and decode the first packets of its first audio stream (all of them
+    with ``full=True``); `DecodeError` naming ``what`` when PyAV cannot (a broken header, a FLAC
+    cut inside its first frames) or finds no audio.
+
+    What can fail to open fails at the start, so the default costs about what reading the
+    headers does, whatever the length (``_AUDIO_PACKETS`` packets, a few seconds of sound); a
+    stream damaged further in is found only with ``full=True``. Memory: one frame."""
     if not _has_av():
         return
     deadline = deadline or Deadline(None, what)
@@ -41,11 +51,14 @@ def check_audio_decodes(data: bytes, what: str, deadline: Deadline | None = None
     with decoding(what), container:
         if not container.streams.audio:
             raise DecodeError(f"{what}: holds no audio stream")
+        stream = container.streams.audio[0]
         frames = 0
-        for _ in container.decode(container.streams.audio[0]):
-            frames += 1
-            if frames % 256 == 0:
+        for count, packet in enumerate(container.demux(stream), 1):
+            frames += len(packet.decode())
+            if count % 256 == 0:
                 deadline.check()
+            if not full and count >= _AUDIO_PACKETS and frames:
+                break
     if not frames:
         raise DecodeError(f"{what}: holds no decodable audio")
 
