@@ -143,7 +143,7 @@ def _long_flac(seconds: int) -> bytes:
     return buffer.getvalue()
 
 
-def test_the_default_audio_check_stops_after_the_first_packets() -> None:
+def test_the_default_audio_check_stops_after_the_first_frames() -> None:
     """A stream cut near its end opens and starts well: only ``full=True`` decodes to the cut.
     The default costs what the start costs, however long the audio (issue 30)."""
     pytest.importorskip("av")

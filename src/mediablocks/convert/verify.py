@@ -19,8 +19,9 @@ from ._av import Deadline, decoding, open_input
 
 __all__ = ["check_audio_decodes", "check_pdf_opens", "check_video_decodes"]
 
-_AUDIO_PACKETS = 64
-"""Packets of audio decoded by the default check: whatever codec, well past its priming frames."""
+_AUDIO_FRAMES = 8
+"""Frames of audio the default check decodes: past every codec's priming frames (AAC 2, Opus's
+pre-skip), so a stream that decodes this far has a working decoder setup."""
 
 _VIDEO_PACKETS = 2000
 """Packets read looking for the first video frame (and the first audio frame) before giving up."""
@@ -37,12 +38,12 @@ def _has_av() -> bool:
 def check_audio_decodes(
     data: bytes, what: str, deadline: Deadline | None = None, *, full: bool = False
 ) -> None:
-    """Open the container and decode the first packets of its first audio stream (all of them
+    """Open the container and decode the first frames of its first audio stream (all of them
     with ``full=True``); `DecodeError` naming ``what`` when PyAV cannot (a broken header, a FLAC
     cut inside its first frames) or finds no audio.
 
     What can fail to open fails at the start, so the default costs about what reading the
-    headers does, whatever the length (``_AUDIO_PACKETS`` packets, a few seconds of sound); a
+    headers does, whatever the length (``_AUDIO_FRAMES`` frames, a fraction of a second); a
     stream damaged further in is found only with ``full=True``. Memory: one frame."""
     if not _has_av():
         return
@@ -57,7 +58,7 @@ def check_audio_decodes(
             frames += len(packet.decode())
             if count % 256 == 0:
                 deadline.check()
-            if not full and count >= _AUDIO_PACKETS and frames:
+            if not full and frames >= _AUDIO_FRAMES:
                 break
     if not frames:
         raise DecodeError(f"{what}: holds no decodable audio")

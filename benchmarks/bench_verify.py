@@ -1,0 +1,114 @@
+"""What the decode check on audio sent untouched costs, against reading the file's headers.
+
+`prepare` refuses audio its own decoders cannot open (`mediablocks.convert.verify`). The check
+opens the container and decodes the first packets; ``full=True`` decodes every frame. Each case
+runs on the same recording, made here with PyAV (a 440 Hz tone with a little noise):
+
+- ``headers``: PyAV opening the container and reading its streams, the baseline;
+- ``probe``: `mb.probe_bytes` (mediablocks' own header reader: duration, codec);
+- ``base64``: the base64 text `encode` must make anyway (the floor of sending it);
+- ``check``: `check_audio_decodes` in-process (the default: the first packets);
+- ``check full``: `check_audio_decodes(..., full=True)` in-process (every frame);
+- ``check in worker``: the default check through `run_isolated`, as `prepare` runs it.
+
+Goal (issue 30): the check within 2x of reading the headers, however long the recording.
+
+Run from the repository root: ``PYTHONPATH=src python benchmarks/bench_verify.py [--rounds N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import io
+import os
+import sys
+from collections.abc import Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import Case, measure, median, milliseconds, table
+
+RECORDINGS = {
+    "60 s AAC (M4A)": ("mp4", "aac", 60),
+    "60 s Opus (WebM)": ("webm", "libopus", 60),
+    "300 s AAC (M4A)": ("mp4", "aac", 300),
+    "300 s FLAC": ("flac", "flac", 300),
+}
+
+
+def _recording(container: str, codec: str, seconds: int) -> bytes:
+    import av
+    import numpy as np
+
+    rate = 48000 if codec == "libopus" else 16000
+    buffer = io.BytesIO()
+    rng = np.random.default_rng(3)
+    with av.open(buffer, "w", format=container) as output:
+        stream = output.add_stream(codec, rate=rate, layout="mono")
+        for second in range(seconds):
+            t = np.arange(second * rate, (second + 1) * rate) / rate
+            wave = np.sin(2 * np.pi * 440 * t) * 8000 + rng.normal(0, 300, rate)
+            frame = av.AudioFrame.from_ndarray(
+                wave.astype(np.int16).reshape(1, -1), format="s16", layout="mono"
+            )
+            frame.sample_rate, frame.pts = rate, second * rate
+            for packet in stream.encode(frame):
+                output.mux(packet)
+        for packet in stream.encode(None):
+            output.mux(packet)
+    return buffer.getvalue()
+
+
+def _open_headers(data: bytes) -> float:
+    """What reading the headers costs PyAV: open the container, look at its audio stream."""
+    import av
+
+    with av.open(io.BytesIO(data)) as container:
+        stream = container.streams.audio[0]
+        return float(stream.duration or 0) + stream.codec_context.sample_rate
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args(argv)
+
+    import mediablocks as mb
+    from mediablocks.convert.isolation import run_isolated
+    from mediablocks.convert.verify import check_audio_decodes
+
+    rows = []
+    for name, spec in RECORDINGS.items():
+        data = _recording(*spec)
+        cases = [
+            Case("headers", _open_headers, lambda data=data: data),
+            Case("probe", lambda d: mb.probe_bytes(d), lambda data=data: data),
+            Case("base64", base64.b64encode, lambda data=data: data),
+            Case("check", lambda d: check_audio_decodes(d, "bench"), lambda data=data: data),
+            Case(
+                "check full",
+                lambda d: check_audio_decodes(d, "bench", full=True),
+                lambda data=data: data,
+            ),
+            Case(
+                "check in worker",
+                lambda d: run_isolated("bench", check_audio_decodes, d, "bench"),
+                lambda data=data: data,
+            ),
+        ]
+        measure(cases, args.rounds)
+        floor = median(cases[0])
+        for case in cases:
+            if case.error:
+                rows.append([name, case.name, "error", case.error[:60]])
+                continue
+            rows.append(
+                [name, case.name, milliseconds(median(case)), f"{median(case) / floor:.2f}x"]
+            )
+    print(f"median of {args.rounds} interleaved rounds")
+    print(table(["recording", "case", "time", "vs headers"], rows))
+
+
+if __name__ == "__main__":
+    main()
