@@ -124,11 +124,16 @@ class _Preparation:
         known = [value for value in ceilings if value is not None]
         return min(known) if known else None
 
-    def fit_timed(self, slot: _Slot, kind: str) -> None:
+    def fit_timed(self, slot: _Slot, kind: str, seconds: float | None = None) -> None:
+        """Type and byte checks of an audio or video result, and its duration: ``seconds``
+        when the converter that made it measured them, else probed from its headers."""
         if self.refuse_type(slot, kind):
             return
         limit = self.limits.max_audio_bytes if kind == "audio" else self.limits.max_video_bytes
         self.check_bytes(slot, limit, self.measure_of(slot.block), kind)
+        if seconds is not None:
+            slot.seconds = seconds
+            return
         info = _probe(slot.result, self.options.policy)
         slot.seconds = None if info is None else info.duration
 

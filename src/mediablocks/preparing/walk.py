@@ -148,6 +148,8 @@ def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
     """Nothing leaves `prepare` that its own decoders cannot open: audio, video and PDFs sent
     as they are (or only remuxed) are decoded once (`mediablocks.convert.verify`); what the
     converters just encoded is not. A `DecodeError` becomes this block's problem."""
+    if slot.checked:  # checked where it was made, in the job that made it
+        return
     result = slot.result
     kind = _kind(result)
     remuxed = any(change.kind == "remuxed" for change in slot.changes)
@@ -172,13 +174,12 @@ def _verify(run: _Preparation, slot: _Slot, data: bytes) -> None:
 
 def _isolated_check(name: str, payload: bytes, what: str) -> None:
     """One `mediablocks.convert.verify` check in a conversion worker (PyAV and PDFium can crash
-    on crafted input), under the limits and time budget `fit` put in scope."""
-    from ..convert import verify
-    from ..convert.isolation import run_isolated
+    on crafted input), under the limits and time budget `fit` put in scope, in the block's
+    lane (`timing`). Audio and video checks read only the start of the file, so they get only
+    its start and end when it is long (`run_check`)."""
+    from ..convert.verify import run_check
 
-    converter = "PDF engine (PDFium)" if name == "check_pdf_opens" else "FFmpeg (PyAV)"
-    run_isolated(what, getattr(verify, name), payload, what, converter=converter)  # its lane:
-    # the block's (`timing`): audio and video checks decode it all, so they queue as long jobs
+    run_check(name, payload, what)
 
 
 def fit_audio(run: _Preparation, slot: _Slot, data: bytes) -> None:
