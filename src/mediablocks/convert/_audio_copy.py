@@ -31,6 +31,11 @@ COPY_TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
 """Source codec -> (MIME type, FFmpeg muxer) it can be copied into, in order of preference."""
 
 
+_FEWEST_PACKETS = 2
+"""A copy of one packet is no file a reader recognises (an ADTS or MP3 stream is known by two
+frames in a row): re-encode such a sliver instead."""
+
+
 @dataclass(frozen=True)
 class CopiedAudio:
     """A stream copy: the new file, its type, the codec moved and the seconds it holds."""
@@ -126,7 +131,7 @@ def _remux(
         # Integer ticks, not Fractions, in the loop: it runs once per packet (50 a second).
         max_ticks = int(max_seconds / time_base) if math.isfinite(max_seconds) else None
         first: int | None = None
-        end = 0
+        end = copied = 0
         for count, packet in enumerate(container.demux(stream)):
             if count % 64 == 0:
                 deadline.check()
@@ -142,4 +147,7 @@ def _remux(
                 return None
             packet.stream = out_stream
             output.mux(packet)
+            copied += 1
+    if copied < _FEWEST_PACKETS:
+        return None
     return float(end * time_base)
