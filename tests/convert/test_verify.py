@@ -220,6 +220,57 @@ def test_a_long_recording_is_checked_from_its_start_and_end_only(
     assert len(sent.head) + len(sent.tail) < len(data) // 4
 
 
+def _noise_wav(seconds: int) -> bytes:
+    """``seconds`` of 16 kHz mono noise as a WAV, written by PyAV."""
+    av = pytest.importorskip("av")
+    import numpy as np
+
+    buffer = io.BytesIO()
+    rng = np.random.default_rng(6)
+    with av.open(buffer, "w", format="wav") as output:
+        stream = output.add_stream("pcm_s16le", rate=16000, layout="mono")
+        for second in range(seconds):
+            samples = rng.integers(-12000, 12000, (1, 16000), dtype=np.int16)
+            frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
+            frame.sample_rate, frame.pts = 16000, second * 16000
+            for packet in stream.encode(frame):
+                output.mux(packet)
+    return buffer.getvalue()
+
+
+def test_a_long_wav_gets_the_larger_start_ffmpeg_reads_and_passes_in_one_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = _noise_wav(60)
+    jobs = _Jobs(monkeypatch)
+    verify.run_check("check_audio_decodes", data, "wav")
+    ((name, sent),) = jobs.sent
+    assert name == "check_window"
+    assert len(sent.head) == verify.PCM_WINDOW_HEAD
+    assert len(sent.head) + len(sent.tail) < len(data) // 2
+
+
+@pytest.mark.parametrize(
+    ("start", "pcm"),
+    [
+        (b"RIFF\x00\x00\x00\x00WAVEfmt ", True),
+        (b"RF64\xff\xff\xff\xffWAVEds64", True),
+        (b"FORM\x00\x00\x00\x00AIFFCOMM", True),
+        (b"FORM\x00\x00\x00\x00AIFCFVER", True),
+        (b"caff\x00\x01\x00\x00desc", True),
+        (b".snd\x00\x00\x00\x18", True),
+        (b"RIFF\x00\x00\x00\x00AVI LIST", False),
+        (b"fLaC\x00\x00\x00\x22", False),
+        (b"OggS\x00\x02", False),
+        (b"RIF", False),
+        (b"", False),
+    ],
+)
+def test_pcm_containers_are_known_by_their_first_twelve_bytes(start: bytes, pcm: bool) -> None:
+    assert verify._holds_pcm(start + bytes(100)) is pcm
+    assert verify._holds_pcm(start) is pcm  # no more than the signature needed
+
+
 def test_a_long_recording_broken_at_its_start_is_refused_through_the_window(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -23,6 +23,7 @@ from ..errors import DecodeError
 from ._av import Deadline, Input, OutsideWindow, Window, opened
 
 __all__ = [
+    "PCM_WINDOW_HEAD",
     "WINDOW_HEAD",
     "WINDOW_TAIL",
     "check_audio_decodes",
@@ -36,10 +37,12 @@ _AUDIO_FRAMES = 8
 """Frames of audio the default check decodes: past every codec's priming frames (AAC 2, Opus's
 pre-skip), so a stream that decodes this far has a working decoder setup."""
 
-WINDOW_HEAD = 256 << 10
-"""Bytes of a file's start shipped for a windowed check at first: the container's header and
-what FFmpeg reads to find the streams' parameters (32 KiB at a time; four seconds of a 16 kHz
-WAV) and the first frames."""
+WINDOW_HEAD = 128 << 10
+"""Bytes of a file's start shipped for a windowed check at first: the container's header, what
+FFmpeg reads to find the streams' parameters (32 KiB at a time) and the first frames."""
+PCM_WINDOW_HEAD = 256 << 10
+"""The same for WAV, AIFF, CAF and AU, whose parameters FFmpeg finds by reading about four
+seconds of sound: 128 KiB at 16 kHz mono; 48 kHz stereo needs 768 KiB, a second window."""
 WINDOW_TAIL = 64 << 10
 """Bytes of a file's end shipped at first: an MP4 whose index (``moov``) follows the sound, an
 Ogg whose last page gives the duration (FFmpeg reads its last 64 KiB)."""
@@ -160,6 +163,16 @@ def check_window(check: str, window: Window, what: str) -> int | None:
     return None
 
 
+def _holds_pcm(data: bytes) -> bool:
+    """True when the first bytes are a WAV, RF64, AIFF, CAF or AU signature: the window's
+    start is then `PCM_WINDOW_HEAD` (a comparison of 12 bytes, nothing parsed)."""
+    if data[:4] in (b"RIFF", b"RF64"):
+        return data[8:12] == b"WAVE"
+    if data[:4] == b"FORM":
+        return data[8:12] in (b"AIFF", b"AIFC")
+    return data[:4] in (b"caff", b".snd")
+
+
 def run_check(check: str, data: bytes, what: str) -> None:
     """The check named ``check`` (one of this module's) over ``data`` in a conversion worker
     (PyAV and PDFium can crash on crafted input), under the limits and time budget in scope.
@@ -173,11 +186,11 @@ def run_check(check: str, data: bytes, what: str) -> None:
 
     converter = "PDF engine (PDFium)" if check == "check_pdf_opens" else "FFmpeg (PyAV)"
     size = len(data)
-    head, tail = WINDOW_HEAD, WINDOW_TAIL
+    head, tail = (PCM_WINDOW_HEAD if _holds_pcm(data) else WINDOW_HEAD), WINDOW_TAIL
     windowed = check in _WINDOWED and current_limits()[0].isolate
     for _ in range(_WINDOW_TRIES if windowed else 0):
-        if 3 * (head + tail) > size:
-            break  # the window would be most of the file: send it all
+        if 2 * (head + tail) > size:
+            break  # the window would be half the file or more: send it all
         window = Window.of(data, head, tail)
         outside = run_isolated(what, check_window, check, window, what, converter=converter)
         if outside is None:
