@@ -4,10 +4,18 @@ Each row of ``CASES`` converts one synthetic input with mediablocks and with a c
 baseline using the same codec settings; the ratios are mediablocks' median wall and CPU time
 over the baseline's (the baseline includes its process start, as a caller shelling out would
 pay it). On a shared machine compare CPU time: wall time also counts waiting for a core.
+
+The audio cases run the path `prepare` takes: `walk` over one message holding the audio, for
+a provider taking the case's types (``ProviderLimits`` made here), so the conversion runs as
+an isolated job in a worker of the pool, its result's decode check runs too, and the output is
+probed. Their CPU counts this process's and the workers': each reply carries the CPU its job
+used in the worker (`Worker.call` is wrapped to add it up), and worker processes started during
+the measured rounds are counted from /proc as a cross-check (column "workers started"). The
+column "in-process CPU" is `convert_audio` alone in this process, the converter's own cost.
 Peak memory is measured in a fresh process per case: the growth of the resident set size during
-one conversion (sampled every millisecond from /proc, so FFmpeg's C allocations count), shown in
-MiB and as a multiple of the output's size. Inputs of two lengths show memory does not grow
-with the input.
+one conversion in process (sampled every millisecond from /proc, so FFmpeg's C allocations
+count), shown in MiB and as a multiple of the output's size. Inputs of two lengths show memory
+does not grow with the input.
 
 PDF rasterisation renders every page of a 10- and a 40-page PDF (the LibreOffice page of
 ``testdata/document/report.pdf`` repeated with pypdfium2) at 150 dpi, against ``pdftoppm``
@@ -19,7 +27,8 @@ A baseline whose tool is not on PATH is skipped with a note. To add a case, appe
 `ConvertCase` to ``CASES``: a name, a function making the input file, the mediablocks call, and
 the baseline command.
 
-Run by hand: ``python benchmarks/bench_convert.py [--rounds 5] [--only audio]``.
+Run by hand: ``python benchmarks/bench_convert.py [--rounds 5] [--only audio] [--src TREE/src]``
+(``--src``: measure another checkout, e.g. the tree before a change, with this script).
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 MiB = 1024 * 1024
 
@@ -55,6 +65,8 @@ class ConvertCase:
     baseline: Callable[[Path, Path], list[str]]
     tool: str = "ffmpeg"
     suffix: str = ".bin"
+    in_process: Callable[[bytes], int] | None = None
+    """The converter alone in this process (memory and the in-process column); default: ours."""
 
 
 # -- inputs (synthesised with PyAV, so the benchmark needs nothing but the [av] extra) ------------
@@ -155,8 +167,33 @@ def make_video(
 def ours_audio(
     accepted: frozenset[str], max_bytes: int | None = None, mime_type: str = "audio/webm"
 ) -> Callable[[bytes], int]:
-    """`convert_audio` for a provider taking ``accepted`` (the plan picks copy, FLAC, WAV or
-    MP3 as `prepare` would)."""
+    """`prepare`'s path for one audio block, for a provider taking ``accepted`` with a
+    ``max_bytes`` limit: the isolated conversion job (the plan picks copy, FLAC, WAV or MP3),
+    the decode check of what it made where `prepare` checks it, and the output's probe."""
+
+    def run(data: bytes) -> int:
+        from mediablocks.limits import ProviderLimits
+        from mediablocks.media import AudioBlock, MediaBlock
+        from mediablocks.messages import UserMessage
+        from mediablocks.preparing.options import PrepareOptions
+        from mediablocks.preparing.state import _Preparation
+        from mediablocks.preparing.walk import walk
+
+        limits = ProviderLimits("bench", audio_types=accepted, max_audio_bytes=max_bytes)
+        block = AudioBlock.from_bytes(data, mime_type)
+        run = _Preparation(limits, PrepareOptions())
+        (message,), report = walk(run, [UserMessage(content=[block])])
+        assert report.blocks[0].changes, "the audio went untouched: no conversion measured"
+        media = [part for part in message.content if isinstance(part, MediaBlock)]
+        return sum(len(part.read()) for part in media)
+
+    return run
+
+
+def in_process_audio(
+    accepted: frozenset[str], max_bytes: int | None = None, mime_type: str = "audio/webm"
+) -> Callable[[bytes], int]:
+    """`convert_audio` alone, in this process (what the converter itself costs)."""
 
     def run(data: bytes) -> int:
         from mediablocks.convert.audio import AudioTarget, convert_audio
@@ -166,6 +203,26 @@ def ours_audio(
         return sum(len(piece.data) for piece in result.pieces)
 
     return run
+
+
+def audio_case(
+    name: str,
+    make: Callable[[Path], None],
+    accepted: frozenset[str],
+    baseline: Callable[[Path, Path], list[str]],
+    *,
+    max_bytes: int | None = None,
+    mime_type: str = "audio/webm",
+    suffix: str = ".webm",
+) -> ConvertCase:
+    return ConvertCase(
+        name,
+        make,
+        ours_audio(accepted, max_bytes, mime_type),
+        baseline,
+        suffix=suffix,
+        in_process=in_process_audio(accepted, max_bytes, mime_type),
+    )
 
 
 def ffmpeg_audio(*codec: str) -> Callable[[Path, Path], list[str]]:
@@ -233,24 +290,32 @@ SPEECH_MP3 = ("-c:a", "libmp3lame", "-b:a", "32k", "-compression_level", "7")
 SPEECH = ("-ar", "16000", "-ac", "1")
 
 CASES: list[ConvertCase] = [
-    ConvertCase(
+    audio_case(
         "audio 60 s AAC M4A -> ADTS, stream copy (Gemini)",
         make_m4a(60),
-        ours_audio(GEMINI_AUDIO, mime_type="audio/mp4"),
+        GEMINI_AUDIO,
         ffmpeg_audio("-c:a", "copy", "-f", "adts"),
+        mime_type="audio/mp4",
         suffix=".m4a",
     ),
-    ConvertCase(
+    audio_case(
+        "audio 300 s AAC M4A -> ADTS, stream copy (Gemini)",
+        make_m4a(300),
+        GEMINI_AUDIO,
+        ffmpeg_audio("-c:a", "copy", "-f", "adts"),
+        mime_type="audio/mp4",
+        suffix=".m4a",
+    ),
+    audio_case(
         "audio 300 s Opus WebM -> Ogg Opus, stream copy (Bedrock)",
         make_voice_note(300),
-        ours_audio(BEDROCK_OPUS),
+        BEDROCK_OPUS,
         ffmpeg_audio("-c:a", "copy", "-f", "ogg"),
-        suffix=".webm",
     ),
-    ConvertCase(
+    audio_case(
         "audio 60 s Opus WebM -> FLAC 48 kHz mono (Gemini)",
         make_voice_note(60),
-        ours_audio(GEMINI_AUDIO),
+        GEMINI_AUDIO,
         ffmpeg_audio(
             "-c:a",
             "flac",
@@ -263,36 +328,34 @@ CASES: list[ConvertCase] = [
             "-f",
             "flac",
         ),
-        suffix=".webm",
     ),
-    ConvertCase(
+    audio_case(
         "audio 60 s Opus WebM -> WAV 48 kHz mono (OpenAI)",
         make_voice_note(60),
-        ours_audio(OPENAI_AUDIO),
+        OPENAI_AUDIO,
         ffmpeg_audio("-c:a", "pcm_s16le", "-ac", "1", "-f", "wav"),
-        suffix=".webm",
     ),
-    ConvertCase(
+    audio_case(
         "audio 300 s Opus WebM -> FLAC 16 kHz mono (Gemini, 20 MB limit)",
         make_voice_note(300),
-        ours_audio(GEMINI_AUDIO, max_bytes=20_000_000),
+        GEMINI_AUDIO,
         ffmpeg_audio(
             "-c:a", "flac", "-compression_level", "1", "-sample_fmt", "s16", *SPEECH, "-f", "flac"
         ),
-        suffix=".webm",
+        max_bytes=20_000_000,
     ),
-    ConvertCase(
+    audio_case(
         "audio 300 s Opus WebM -> MP3 16 kHz mono 32k (MP3 only)",
         make_voice_note(300),
-        ours_audio(frozenset({"audio/mpeg"})),
+        frozenset({"audio/mpeg"}),
         ffmpeg_audio(*SPEECH_MP3, *SPEECH, "-f", "mp3"),
-        suffix=".webm",
     ),
-    ConvertCase(
+    audio_case(
         "audio 60 s AAC M4A -> MP3 16 kHz mono 32k (MP3 only)",
         make_m4a(60),
-        ours_audio(frozenset({"audio/mpeg"}), mime_type="audio/mp4"),
+        frozenset({"audio/mpeg"}),
         ffmpeg_audio(*SPEECH_MP3, *SPEECH, "-f", "mp3"),
+        mime_type="audio/mp4",
         suffix=".m4a",
     ),
     ConvertCase(
@@ -387,9 +450,10 @@ CASES: list[ConvertCase] = [
 # -- measuring ------------------------------------------------------------------------------------
 
 
-def _peak_in_child(case_index: int, source: Path) -> dict[str, float]:
+def _peak_in_child(case_index: int, source: Path, src: str) -> dict[str, float]:
     """Peak RSS growth of one conversion, measured in a fresh interpreter."""
-    command = [sys.executable, __file__, "--memory-child", str(case_index), str(source)]
+    command = [sys.executable, __file__, "--src", src, "--memory-child", str(case_index)]
+    command.append(str(source))
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -400,7 +464,7 @@ def _rss() -> int:
         return int(handle.read().split()[1]) * resource.getpagesize()
 
 
-def _memory_child(case_index: int, source: str) -> None:
+def _memory_child(case_index: int, source: str, src: str) -> None:
     """Peak resident memory above the start, sampled every millisecond during one conversion
     (sees FFmpeg's C allocations, which tracemalloc does not). Linux only (/proc)."""
     case = CASES[case_index]
@@ -428,7 +492,7 @@ def _memory_child(case_index: int, source: str) -> None:
     sampler = threading.Thread(target=sample)
     sampler.start()
     try:
-        size = case.ours(data)
+        size = (case.in_process or case.ours)(data)
     finally:
         done.set()
         sampler.join()
@@ -441,29 +505,81 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _median_cost(run: Callable[[], object], rounds: int, who: int) -> tuple[float, float]:
-    """Median wall time and median CPU time (user + system, all threads; ``who`` is
-    RUSAGE_SELF for in-process work, RUSAGE_CHILDREN for a command). CPU time is what to
-    compare on a shared machine, where waiting for a core inflates wall time at random."""
-    walls, cpus = [], []
-    for _ in range(rounds):
-        start, cpu = time.perf_counter(), _cpu(who)
-        run()
-        walls.append(time.perf_counter() - start)
-        cpus.append(_cpu(who) - cpu)
-    return statistics.median(walls), statistics.median(cpus)
+class WorkerCpu:
+    """The CPU the conversion workers spend for this process: each worker's reply carries the
+    CPU seconds of its job, added up here by wrapping `Worker.call` (works on older trees too:
+    ``--src``). Workers started meanwhile are counted (their start-up is not in any reply)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.started = 0
+        try:
+            from mediablocks.convert import _pool
+        except ImportError:  # a tree without the pool: nothing runs in workers
+            return
+        call, spawn = _pool.Worker.call, _pool.Pool._spawn
+
+        def counted_call(worker: Any, *args: Any, **keywords: Any) -> Any:
+            result = call(worker, *args, **keywords)
+            self.seconds += result[0]
+            return result
+
+        def counted_spawn(pool: Any, *args: Any, **keywords: Any) -> Any:
+            self.started += 1
+            return spawn(pool, *args, **keywords)
+
+        _pool.Worker.call = counted_call  # type: ignore[method-assign]
+        _pool.Pool._spawn = counted_spawn  # type: ignore[method-assign]
+
+
+def children_ticks() -> dict[int, float]:
+    """CPU seconds (user + system, 10 ms ticks) of each live child process, from /proc: a
+    cross-check of what the workers report, over many rounds."""
+    me, tick = os.getpid(), os.sysconf("SC_CLK_TCK")
+    found: dict[int, float] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me:
+            found[int(name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+@dataclass
+class Costs:
+    """Wall and CPU seconds of each round of one way of doing the case."""
+
+    walls: list[float]
+    cpus: list[float]
+
+    def median(self) -> tuple[float, float]:
+        return statistics.median(self.walls), statistics.median(self.cpus)
+
+
+def _timed(run: Callable[[], object], costs: Costs, cpu: Callable[[], float]) -> None:
+    start, spent = time.perf_counter(), cpu()
+    run()
+    costs.walls.append(time.perf_counter() - start)
+    costs.cpus.append(cpu() - spent)
 
 
 def _row(
     case: ConvertCase,
     size: int,
     ours: tuple[float, float],
+    inside: float | None,
     baseline: tuple[float, float] | None,
     memory: dict[str, float],
     cli_bytes: int | None,
 ) -> str:
     line = f"| {case.name} | {size / 1024:,.0f} KiB | "
     line += f"{ours[0] * 1000:,.0f} / {ours[1] * 1000:,.0f} ms | "
+    line += "- | " if inside is None else f"{inside * 1000:,.0f} ms | "
     if baseline is None:
         line += f"({case.tool} not on PATH) | - | "
     else:
@@ -481,16 +597,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
+    parser.add_argument("--src", default=SRC, help="the mediablocks tree to measure (its src/)")
     parser.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    sys.path.insert(0, args.src)
     if args.memory_child:
-        _memory_child(int(args.memory_child[0]), args.memory_child[1])
+        _memory_child(int(args.memory_child[0]), args.memory_child[1], args.src)
         return
+    workers = WorkerCpu()
     print(
-        "| case | input | mediablocks wall / CPU | CLI wall / CPU | ratio wall / CPU "
-        "| output ours / CLI | peak RSS growth | x output |"
+        "| case | input | mediablocks wall / CPU | in-process CPU | CLI wall / CPU "
+        "| ratio wall / CPU | output ours / CLI | peak RSS growth | x output |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
+    notes = []
     with tempfile.TemporaryDirectory(prefix="bench-convert-") as folder:
         base = Path(folder)
         for index, case in enumerate(CASES):
@@ -499,25 +619,64 @@ def main() -> None:
             source = base / f"input{index}{case.suffix}"
             case.make(source)
             data = source.read_bytes()
-            case.ours(data)  # warm-up
-            ours = _median_cost(
-                functools.partial(case.ours, data), args.rounds, resource.RUSAGE_SELF
-            )
-            baseline = None
-            cli_bytes = None
-            if shutil.which(case.tool):
-                out = base / f"out{index}"
-                out.mkdir()
-                command = case.baseline(source, out)
+            case.ours(data)  # warm-up (and the worker started)
+            out = base / f"out{index}"
+            out.mkdir()
+            command = case.baseline(source, out)
+            has_tool = shutil.which(case.tool) is not None
+            if has_tool:
                 subprocess.run(command, check=True)  # warm-up (page cache)
-                run = functools.partial(subprocess.run, command, check=True)
-                baseline = _median_cost(run, args.rounds, resource.RUSAGE_CHILDREN)
-                cli_bytes = sum(path.stat().st_size for path in out.iterdir())
-            memory = _peak_in_child(index, source)
-            print(_row(case, len(data), ours, baseline, memory, cli_bytes), flush=True)
+            ours, inside, cli = Costs([], []), Costs([], []), Costs([], [])
+            started, ticks = workers.started, children_ticks()
+            reaped = _cpu(resource.RUSAGE_CHILDREN)
+            reported = workers.seconds
+            for _ in range(args.rounds):  # side by side: a burst of load hits all alike
+                _timed(
+                    functools.partial(case.ours, data),
+                    ours,
+                    lambda: _cpu(resource.RUSAGE_SELF) + workers.seconds,
+                )
+                if case.in_process is not None:
+                    _timed(
+                        functools.partial(case.in_process, data),
+                        inside,
+                        lambda: _cpu(resource.RUSAGE_SELF),
+                    )
+                if has_tool:
+                    run = functools.partial(subprocess.run, command, check=True)
+                    _timed(run, cli, lambda: _cpu(resource.RUSAGE_CHILDREN))
+            cli_total = sum(cli.cpus)
+            after = children_ticks()
+            by_proc = sum(after[pid] - ticks.get(pid, 0.0) for pid in after)
+            by_proc += _cpu(resource.RUSAGE_CHILDREN) - reaped - cli_total
+            by_proc -= sum(seconds for pid, seconds in ticks.items() if pid not in after)
+            if case.in_process is not None:
+                per_round = 1000 * (workers.seconds - reported) / args.rounds
+                notes.append(
+                    f"{case.name}: workers' CPU per round {per_round:,.0f} ms as reported, "
+                    f"{1000 * by_proc / args.rounds:,.0f} ms by /proc (10 ms ticks); "
+                    f"workers started: {workers.started - started}"
+                )
+            cli_bytes = sum(path.stat().st_size for path in out.iterdir()) if has_tool else None
+            memory = _peak_in_child(index, source, args.src)
+            print(
+                _row(
+                    case,
+                    len(data),
+                    ours.median(),
+                    inside.median()[1] if inside.cpus else None,
+                    cli.median() if has_tool else None,
+                    memory,
+                    cli_bytes,
+                ),
+                flush=True,
+            )
     print(f"\n{os.cpu_count()} CPUs; median of {args.rounds} rounds; inputs synthesised with PyAV.")
+    for note in notes:
+        print(f"- {note}")
 
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     main()

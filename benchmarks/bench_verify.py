@@ -9,11 +9,16 @@ runs on the same recording, made here with PyAV (a 440 Hz tone with a little noi
 - ``base64``: the base64 text `encode` must make anyway (the floor of sending it);
 - ``check``: `check_audio_decodes` in-process (the default: the first packets);
 - ``check full``: `check_audio_decodes(..., full=True)` in-process (every frame);
-- ``check in worker``: the default check through `run_isolated`, as `prepare` runs it.
+- ``check in worker``: the default check in a conversion worker as `prepare` runs it
+  (`run_check`: a window of a long file, not all of it; on a tree without it, `run_isolated`
+  over the whole file, as `prepare` ran it there);
+- ``whole file in worker``: `run_isolated` sending the whole file to the check (what shipping
+  the bytes costs).
 
 Goal (issue 30): the check within 2x of reading the headers, however long the recording.
 
-Run from the repository root: ``PYTHONPATH=src python benchmarks/bench_verify.py [--rounds N]``.
+Run from the repository root: ``python benchmarks/bench_verify.py [--rounds N] [--src TREE/src]``
+(``--src``: measure another checkout with this script).
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import Case, measure, median, milliseconds, table
 
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
 RECORDINGS = {
+    "60 s WAV (16 kHz)": ("wav", "pcm_s16le", 60),
     "60 s AAC (M4A)": ("mp4", "aac", 60),
     "60 s Opus (WebM)": ("webm", "libopus", 60),
     "300 s AAC (M4A)": ("mp4", "aac", 300),
@@ -72,15 +80,26 @@ def _open_headers(data: bytes) -> float:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--src", default=SRC, help="the mediablocks tree to measure (its src/)")
     args = parser.parse_args(argv)
+    sys.path.insert(0, args.src)
 
     import mediablocks as mb
+    from mediablocks.convert import verify
     from mediablocks.convert.isolation import run_isolated
     from mediablocks.convert.verify import check_audio_decodes
 
+    def as_prepare_runs_it(data: bytes) -> None:
+        if hasattr(verify, "run_check"):
+            verify.run_check("check_audio_decodes", data, "bench")
+        else:
+            run_isolated("bench", check_audio_decodes, data, "bench")
+
     rows = []
+    sizes = []
     for name, spec in RECORDINGS.items():
         data = _recording(*spec)
+        sizes.append(f"{name} {len(data) / 1024:,.0f} KiB")
         cases = [
             Case("headers", _open_headers, lambda data=data: data),
             Case("probe", lambda d: mb.probe_bytes(d), lambda data=data: data),
@@ -91,8 +110,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 lambda d: check_audio_decodes(d, "bench", full=True),
                 lambda data=data: data,
             ),
+            Case("check in worker", as_prepare_runs_it, lambda data=data: data),
             Case(
-                "check in worker",
+                "whole file in worker",
                 lambda d: run_isolated("bench", check_audio_decodes, d, "bench"),
                 lambda data=data: data,
             ),
@@ -106,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             rows.append(
                 [name, case.name, milliseconds(median(case)), f"{median(case) / floor:.2f}x"]
             )
-    print(f"median of {args.rounds} interleaved rounds")
+    print(f"median of {args.rounds} interleaved rounds; sizes: {sizes}")
     print(table(["recording", "case", "time", "vs headers"], rows))
 
 

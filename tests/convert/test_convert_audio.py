@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mediablocks import estimate_tokens
 from mediablocks.blocks import TextBlock
-from mediablocks.convert.audio import AudioTarget, convert_audio
+from mediablocks.convert.audio import AudioTarget, convert_and_check_audio, convert_audio
 from mediablocks.errors import DecodeError, DoesNotFitError, InvalidOptionError, MediaBlocksError
 from mediablocks.media import AudioBlock
 from mediablocks.messages import UserMessage
@@ -350,10 +350,21 @@ def test_mutated_input_to_the_stream_copy_raises_only_library_errors(
         if data:
             data[offset % len(data)] = value
     target = AudioTarget(frozenset({"audio/aac", "audio/opus"}), max_total_seconds=30)
-    try:
-        result: Any = convert_audio(bytes(data), target, mime_type="x", what="mutant")
+    try:  # as `prepare` runs it: a copy its decoders cannot open is refused (issue 30)
+        result: Any = convert_and_check_audio(bytes(data), target, mime_type="x", what="mutant")
     except MediaBlocksError:
         return
     (piece,) = result.pieces
     assert detect_mime(piece.data) in {"audio/aac", "audio/opus"}
     assert [change.kind for change in result.changes] == ["remuxed"]
+
+
+def test_a_recording_cut_after_one_packet_is_not_sent_as_a_one_frame_copy() -> None:
+    """One ADTS frame is no file anything recognises as AAC (two frames in a row are): the
+    sliver is re-encoded, which finds its one packet does not decode."""
+    cut = read("audio/voice-memo.m4a")[:1676]  # the index and one byte of the first packet
+    target = AudioTarget(frozenset({"audio/aac", "audio/wav"}))
+    with pytest.raises(DecodeError, match=r"^the memo: cannot be decoded"):
+        convert_audio(cut, target, mime_type="audio/mp4", what="the memo")
+    whole = convert_audio(read("audio/voice-memo.m4a"), target, mime_type="audio/mp4", what="m")
+    assert [change.kind for change in whole.changes] == ["remuxed"]

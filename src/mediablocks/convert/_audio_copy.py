@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import DoesNotFitError, MediaBlocksError
 from ._av import Deadline, import_av, open_input
 
-__all__ = ["COPY_TARGETS", "CopiedAudio", "copy_audio"]
+__all__ = ["COPY_TARGETS", "CopiedAudio", "copy_audio", "copy_stream"]
 
 COPY_TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
     "aac": (("audio/aac", "adts"),),
@@ -29,6 +29,11 @@ COPY_TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
     "pcm_s16le": (("audio/wav", "wav"),),
 }
 """Source codec -> (MIME type, FFmpeg muxer) it can be copied into, in order of preference."""
+
+
+_FEWEST_PACKETS = 2
+"""A copy of one packet is no file a reader recognises (an ADTS or MP3 stream is known by two
+frames in a row): re-encode such a sliver instead."""
 
 
 @dataclass(frozen=True)
@@ -58,26 +63,47 @@ def copy_audio(
     """The first audio stream's packets in a container of ``accepted``; ``None`` when its codec
     goes into none of them, the copy would be over ``max_bytes`` or ``max_seconds``, or the
     muxer refuses the stream. `DoesNotFitError` only for the deadline."""
-    av = import_av(what)
     try:
         container = open_input(data, what)
     except MediaBlocksError:
         return None
+    with container:
+        return copy_stream(
+            container,
+            accepted,
+            what=what,
+            max_bytes=max_bytes,
+            max_seconds=max_seconds,
+            deadline=deadline,
+        )
+
+
+def copy_stream(
+    container: Any,
+    accepted: frozenset[str],
+    *,
+    what: str,
+    max_bytes: int | None,
+    max_seconds: float,
+    deadline: Deadline,
+) -> CopiedAudio | None:
+    """`copy_audio` from an input container just opened (nothing demuxed from it yet), so the
+    caller that read its facts does not open the file a second time. The caller closes it."""
+    av = import_av(what)
     try:
-        with container:
-            if not container.streams.audio:
-                return None
-            stream = container.streams.audio[0]
-            codec = stream.codec_context.codec.canonical_name
-            target = copy_target(codec, accepted)
-            if target is None:
-                return None
-            mime, muxer = target
-            buffer = io.BytesIO()
-            seconds = _remux(av, container, stream, buffer, muxer, max_bytes, max_seconds, deadline)
-            if seconds is None or seconds <= 0:
-                return None
-            payload = buffer.getvalue()
+        if not container.streams.audio:
+            return None
+        stream = container.streams.audio[0]
+        codec = stream.codec_context.codec.canonical_name
+        target = copy_target(codec, accepted)
+        if target is None:
+            return None
+        mime, muxer = target
+        buffer = io.BytesIO()
+        seconds = _remux(av, container, stream, buffer, muxer, max_bytes, max_seconds, deadline)
+        if seconds is None or seconds <= 0:
+            return None
+        payload = buffer.getvalue()
     except DoesNotFitError:
         raise
     except Exception:  # a muxer refusing the stream, a broken packet: re-encode instead
@@ -105,7 +131,7 @@ def _remux(
         # Integer ticks, not Fractions, in the loop: it runs once per packet (50 a second).
         max_ticks = int(max_seconds / time_base) if math.isfinite(max_seconds) else None
         first: int | None = None
-        end = 0
+        end = copied = 0
         for count, packet in enumerate(container.demux(stream)):
             if count % 64 == 0:
                 deadline.check()
@@ -121,4 +147,7 @@ def _remux(
                 return None
             packet.stream = out_stream
             output.mux(packet)
+            copied += 1
+    if copied < _FEWEST_PACKETS:
+        return None
     return float(end * time_base)

@@ -4,7 +4,8 @@ under ``mediablocks.convert.``, the only modules a worker runs).
 `warm_up` uses none of them (a warmed worker preloads at start); the tests and
 ``benchmarks/bench_pool.py`` use them to see a worker from inside (`worker_facts`) and to stand
 in for slow, greedy or crashing converters with tiny inputs (`sleep`, `spin`, `hold`, `reply`,
-`mark_then_crash`), so the pool's scheduling, budgets and recycling are tested in seconds.
+`mark_then_crash`) and send bytes both ways (`echo`), so the pool's scheduling, budgets,
+recycling and transport are tested in seconds.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ def hold(megabytes: int) -> int:
 def reply(size: int) -> bytes:
     """A result of ``size`` bytes."""
     return b"r" * size
+
+
+def echo(data: bytes, tail: bytes = b"") -> bytes:
+    """``data`` reversed, then ``tail``: a result made of every byte the job was sent."""
+    return data[::-1] + tail
 
 
 def mark_then_crash(path: str) -> None:

@@ -36,9 +36,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO
 
+from ._wire import REUSED_BYTES, widen_pipes, write_framed
 from ._worker import BYE, READY, REPLY, STATS
 from .limits import WorkerSettings
 
@@ -131,6 +132,7 @@ class Worker:
         self.ready_at: float | None = None
         self.killed_for: str | None = None  # "expired", "cancelled": why this side killed it
         self.resident = 0
+        self.spare = bytearray()  # the buffer replies are read into, kept from job to job
 
     # -- state --
 
@@ -165,14 +167,15 @@ class Worker:
     # -- one job --
 
     def call(
-        self, request: bytes, deadline: float | None, cap: int
-    ) -> tuple[float, int, bytearray]:
-        """Send one job and return ``(CPU seconds, resident bytes, reply frame)`` (the pickle
-        starts at `PAYLOAD`); past ``deadline`` the worker is killed (`WorkerGone`
-        ``"expired"``)."""
+        self, request: bytes | Sequence[bytes], deadline: float | None, cap: int
+    ) -> tuple[float, int, memoryview]:
+        """Send one job (its pickle, or the chunks of it to write one after the other) and
+        return ``(CPU seconds, resident bytes, reply frame)`` (the pickle starts at `PAYLOAD`;
+        the frame's buffer is this worker's: read it before the worker takes another job);
+        past ``deadline`` the worker is killed (`WorkerGone` ``"expired"``)."""
         self.jobs += 1
         with contextlib.suppress(OSError):  # it left or died: what it wrote last says which
-            _write_all(self.requests.fileno(), len(request).to_bytes(8, "big") + request)
+            write_framed(self.requests.fileno(), request)
         timer = _windows_timer(self, deadline)
         try:
             while True:
@@ -198,19 +201,24 @@ class Worker:
         self.resident = resident
         return cpu, resident, frame
 
-    def _frame(self, deadline: float | None, cap: int) -> bytearray:
-        head = self._read(8, deadline)
+    def _frame(self, deadline: float | None, cap: int) -> memoryview:
+        """The next frame: a view from the start of a buffer this worker reuses for the next
+        frame (up to `REUSED_BYTES`), so it is read (unpickled) before the worker is let go."""
+        head = self._read(memoryview(bytearray(8)), deadline)
         size = int.from_bytes(head, "big")
         if size > cap:
             self.kill()
             raise ReplyTooLarge(size)
         if size == 0:
             raise EOFError("empty frame")
-        return self._read(size, deadline)
+        if size > REUSED_BYTES:
+            return self._read(memoryview(bytearray(size)), deadline)
+        if len(self.spare) < size:  # replaced, never resized: a view of the old one may live on
+            self.spare = bytearray(max(size, min(2 * len(self.spare), REUSED_BYTES)))
+        return self._read(memoryview(self.spare)[:size], deadline)
 
-    def _read(self, size: int, deadline: float | None) -> bytearray:
-        buffer = bytearray(size)
-        view = memoryview(buffer)
+    def _read(self, view: memoryview, deadline: float | None) -> memoryview:
+        size = len(view)
         fd = self.replies.fileno()
         done = 0
         while done < size:
@@ -221,7 +229,7 @@ class Worker:
             if not count:
                 raise EOFError("the worker's pipe ended")
             done += count
-        return buffer
+        return view
 
     def _gone(self) -> WorkerGone:
         if self.killed_for is not None:
@@ -280,12 +288,6 @@ def _windows_timer(worker: Worker, deadline: float | None) -> threading.Timer | 
     timer.daemon = True
     timer.start()  # RuntimeError when no thread can start: the caller says so
     return timer
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view[: 1 << 20]) :]
 
 
 # -- the thread that starts and reaps workers -----------------------------------------------------
@@ -488,6 +490,7 @@ class Pool:
         except BaseException:
             stderr.close()
             raise
+        widen_pipes(process)
         return process, stderr
 
     def warm_up(self, count: int, timeout: float) -> int:

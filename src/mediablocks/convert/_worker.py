@@ -18,10 +18,12 @@ worker sets the resource limits (address space, CPU seconds past what it has use
 it, it lifts them again so that writing the reply cannot fail. Each frame the worker writes
 starts with a tag byte: ``W`` (started and ready), ``B`` (leaving after `idle` seconds without
 a job: the parent's next request was not read, so it can go to another worker), or ``R``
-(a reply: the job's CPU seconds and the worker's resident bytes after it, then the pickle of
+(a reply: the CPU seconds the request cost the worker, from reading it to pickling the result,
+and the worker's resident bytes after it, then the pickle of
 ``("ok", result)``, ``("error", error class name, message)`` or ``("limit", limit, message)``).
 A reply over the cap is replaced by a ``"limit"`` one. After a job that left the worker large,
-it returns freed memory to the system (``gc`` and glibc's ``malloc_trim``) before measuring.
+it returns freed memory to the system (``gc`` and glibc's ``malloc_trim``) before measuring,
+when its heap holds enough freed memory to be worth it (`WORTH_TRIMMING`).
 
 Native code can write to file descriptors 1 and 2 at will, so the protocol runs over duplicates
 of stdin and stdout taken at start, and descriptors 0 and 1 then point at ``/dev/null`` and
@@ -41,6 +43,8 @@ import struct
 import sys
 import threading
 from typing import IO, Any
+
+from ._wire import REUSED_BYTES, pickled, write_framed
 
 IDLE_SECONDS = 300.0
 """A worker with no job for this long exits, unless started otherwise (the parent replaces it)."""
@@ -64,36 +68,45 @@ resvg, PDFium, Pillow, PyAV, where installed)."""
 _PRELOAD_LIBRARIES = ("resvg_py", "pypdfium2", "PIL.Image", "av")
 
 
-def read_message(stream: IO[bytes], limit: int) -> bytes | None:
-    """One framed message, or None at end of stream."""
-    head = _read_exactly(stream, 8)
+_spare = bytearray()
+
+
+def read_message(stream: IO[bytes], limit: int) -> memoryview | None:
+    """One framed message, or None at end of stream. The view is over a buffer the next
+    message reuses (up to `REUSED_BYTES`): read what it holds (unpickle it) before then."""
+    global _spare
+    head = _read_exactly(stream, memoryview(bytearray(8)))
     if head is None:
         return None
     size = int.from_bytes(head, "big")
     if size > limit:
         raise ValueError(f"message of {size:,} bytes is over {limit:,}")
-    body = _read_exactly(stream, size)
+    if size > REUSED_BYTES:
+        buffer = bytearray(size)
+    else:
+        if len(_spare) < size:  # replaced, never resized: a view of the old one may live on
+            _spare = bytearray(max(size, min(2 * len(_spare), REUSED_BYTES)))
+        buffer = _spare
+    body = _read_exactly(stream, memoryview(buffer)[:size])
     if body is None:
         raise EOFError("stream ended inside a message")
     return body
 
 
-def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    done = 0
+def _read_exactly(stream: IO[bytes], view: memoryview) -> memoryview | None:
+    done, size = 0, len(view)
     while done < size:
         count = stream.readinto(view[done : done + (1 << 20)])  # type: ignore[attr-defined]
         if not count:
             return None
         done += count
-    return bytes(buffer)
+    return view
 
 
-def write_message(stream: IO[bytes], payload: bytes) -> None:
-    stream.write(len(payload).to_bytes(8, "big"))
-    stream.write(payload)
+def write_message(stream: IO[bytes], *parts: bytes) -> None:
+    """``parts``, one after the other, as one framed message (`write_framed`)."""
     stream.flush()
+    write_framed(stream.fileno(), parts)
 
 
 # -- limits ---------------------------------------------------------------------------------------
@@ -153,10 +166,52 @@ def resident_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _give_back_memory() -> None:
-    """Return freed memory to the system: collect cycles, then glibc's ``malloc_trim``."""
+WORTH_TRIMMING = 8 << 20
+"""Freed bytes the heap must hold before a worker over its trim size gives memory back: a
+full ``gc.collect()`` costs some 17 ms with PyAV and NumPy loaded, and what is returned is
+faulted in again by the next job, so a worker whose size is its libraries keeps it."""
+
+
+def _heap_free_bytes() -> int | None:
+    """Bytes freed but kept by glibc's heap (``mallinfo2``), or None where that is unknown."""
+    try:
+        import ctypes
+
+        class _MallInfo2(ctypes.Structure):
+            _fields_ = [
+                (name, ctypes.c_size_t)
+                for name in (
+                    "arena",
+                    "ordblks",
+                    "smblks",
+                    "hblks",
+                    "hblkhd",
+                    "usmblks",
+                    "fsmblks",
+                    "uordblks",
+                    "fordblks",
+                    "keepcost",
+                )
+            ]
+
+        mallinfo2 = ctypes.CDLL(None).mallinfo2
+        mallinfo2.restype = _MallInfo2
+        return int(mallinfo2().fordblks)
+    except (OSError, AttributeError):  # not glibc, or older than 2.33
+        return None
+
+
+def _give_back_memory() -> bool:
+    """Return freed memory to the system (the reused request buffer, cycles collected, then
+    glibc's ``malloc_trim``) when the heap holds at least `WORTH_TRIMMING` of it (or how much
+    is unknown); True when it did."""
     import gc
 
+    global _spare
+    held = _heap_free_bytes()
+    if held is not None and held < WORTH_TRIMMING:
+        return False
+    _spare = bytearray()
     gc.collect()
     try:
         import ctypes
@@ -164,6 +219,7 @@ def _give_back_memory() -> None:
         ctypes.CDLL(None).malloc_trim(0)
     except (OSError, AttributeError):  # not glibc
         pass
+    return True
 
 
 # -- one job --------------------------------------------------------------------------------------
@@ -178,13 +234,12 @@ class _State:
         self.started = threading.Event()
 
 
-def _run(request: bytes, state: _State) -> tuple[tuple[Any, ...], float, int, int | None]:
+def _run(request: memoryview, state: _State) -> tuple[tuple[Any, ...], int, int | None]:
     module_name, function, args, keywords, limits, reply_cap, trim_above = pickle.loads(request)
     if not module_name.startswith(MODULE_PREFIX):
-        return ("error", "DecodeError", f"refused job module {module_name!r}"), 0.0, 0, reply_cap
+        return ("error", "DecodeError", f"refused job module {module_name!r}"), 0, reply_cap
     job = getattr(importlib.import_module(module_name), function)
     errors = importlib.import_module("mediablocks.errors")
-    before = _cpu_used()
     with state.lock:
         state.busy = True
         state.started.set()
@@ -209,23 +264,27 @@ def _run(request: bytes, state: _State) -> tuple[tuple[Any, ...], float, int, in
         with state.lock:
             state.busy = False
             state.started.clear()
-    spent = _cpu_used() - before
+    del args, keywords  # the job's input, freed before the memory is measured
     resident = resident_bytes()
-    if trim_above is not None and resident > trim_above:
-        _give_back_memory()
+    if trim_above is not None and resident > trim_above and _give_back_memory():
         resident = resident_bytes()
-    return outcome, spent, resident, reply_cap
+    return outcome, resident, reply_cap
 
 
-def _reply(outcome: tuple[Any, ...], spent: float, resident: int, cap: int | None) -> bytes:
+def _reply(outcome: tuple[Any, ...], started: float, resident: int, cap: int | None) -> list[bytes]:
+    """The reply: its tag and figures, then its pickle (in chunks, `pickled`). The CPU seconds
+    are the whole request's, from reading it (``started``) to the pickle of the result, not
+    the job's alone: the budget and the benchmarks then see what a job costs the worker."""
     try:
-        payload = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickled(outcome)
     except Exception as exc:  # a result that does not pickle is a bug, said as such
-        payload = pickle.dumps(("error", "DecodeError", f"unsendable result: {exc}"))
-    if cap is not None and len(payload) + 1 + STATS.size > cap:
-        message = f"sent a result of {len(payload):,} bytes, over max_reply_bytes={cap:,}"
-        payload = pickle.dumps(("limit", "max_reply_bytes", message))
-    return REPLY + STATS.pack(max(0.0, spent), max(0, resident)) + payload
+        payload = pickled(("error", "DecodeError", f"unsendable result: {exc}"))
+    size = sum(len(part) for part in payload)
+    if cap is not None and size + 1 + STATS.size > cap:
+        message = f"sent a result of {size:,} bytes, over max_reply_bytes={cap:,}"
+        payload = pickled(("limit", "max_reply_bytes", message))
+    spent = _cpu_used() - started
+    return [REPLY + STATS.pack(max(0.0, spent), max(0, resident)), *payload]
 
 
 # -- staying tied to the parent -------------------------------------------------------------------
@@ -328,7 +387,12 @@ def main(
         if not _wait_for_input(requests.fileno(), idle):
             write_message(replies, BYE)  # nothing was read: the parent may resend elsewhere
             return
+        started = _cpu_used()
         request = read_message(requests, 1 << 40)
         if request is None:
             return
-        write_message(replies, _reply(*_run(request, state)))
+        outcome, resident, cap = _run(request, state)
+        request.release()
+        reply = _reply(outcome, started, resident, cap)
+        del outcome
+        write_message(replies, *reply)

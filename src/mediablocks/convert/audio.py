@@ -26,8 +26,8 @@ from typing import Any
 
 from ..changes import Change
 from ..errors import DecodeError, DoesNotFitError
-from ._audio_copy import copy_audio
-from ._av import Deadline, clock, decoding, import_av, open_input
+from ._audio_copy import copy_stream
+from ._av import Deadline, clock, decoding, import_av, open_input, opened
 from ._mp3 import Mp3Writer, lameenc_module
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "AudioPiece",
     "AudioTarget",
     "ConvertedAudio",
+    "convert_and_check_audio",
     "convert_audio",
 ]
 
@@ -185,8 +186,9 @@ def convert_audio(
             "synthesizer (e.g. FluidSynth) first"
         )
     deadline = deadline or Deadline(None, what)
-    rate, channels, seconds = _source_facts(data, what)
-    copied = _copied(data, target, mime_type, rate, channels, what, deadline)
+    with opened(data, what) as container:  # one open for the facts and the stream copy
+        rate, channels, seconds = _source_facts(container, what)
+        copied = _copied(container, target, mime_type, rate, channels, what, deadline)
     if copied is not None:
         return copied
     if audio_format_for(target.accepted_types) is None:
@@ -234,8 +236,30 @@ def convert_audio(
     raise DoesNotFitError(f"{what}: cannot be encoded under {target.max_bytes:,} bytes")
 
 
-def _copied(
+def convert_and_check_audio(
     data: bytes,
+    target: AudioTarget,
+    *,
+    mime_type: str,
+    what: str,
+    deadline: Deadline | None = None,
+) -> ConvertedAudio:
+    """`convert_audio`, and a stream copy's result decode-checked (`check_audio_decodes`) in
+    the same call: `prepare` runs this one job in a worker, so the copy is neither shipped back
+    to a second job nor shipped out twice. Encoded pieces need no check (PyAV or LAME wrote
+    them here from decoded sound)."""
+    from .verify import check_audio_decodes
+
+    deadline = deadline or Deadline(None, what)
+    converted = convert_audio(data, target, mime_type=mime_type, what=what, deadline=deadline)
+    if any(change.kind == "remuxed" for change in converted.changes):
+        for piece in converted.pieces:
+            check_audio_decodes(piece.data, what, deadline)
+    return converted
+
+
+def _copied(
+    container: Any,
     target: AudioTarget,
     mime_type: str,
     rate: int,
@@ -245,8 +269,8 @@ def _copied(
 ) -> ConvertedAudio | None:
     """The stream copied into a container the provider takes, when one piece can hold it."""
     limits = [target.max_seconds, target.max_total_seconds, MAX_DECODED_SECONDS]
-    copied = copy_audio(
-        data,
+    copied = copy_stream(
+        container,
         target.accepted_types,
         what=what,
         max_bytes=target.max_bytes,
@@ -264,19 +288,17 @@ def _copied(
     return ConvertedAudio((piece,), (change,), copied.seconds)
 
 
-def _source_facts(data: bytes, what: str) -> tuple[int, int, float | None]:
-    container = open_input(data, what)
-    with decoding(what), container:
-        if not container.streams.audio:
-            raise DecodeError(f"{what}: holds no audio stream")
-        stream = container.streams.audio[0]
-        rate = int(stream.codec_context.sample_rate or stream.rate or 0)
-        channels = int(stream.codec_context.channels or 0)
-        seconds = None
-        if stream.duration is not None and stream.time_base is not None:
-            seconds = float(stream.duration * stream.time_base)
-        elif container.duration is not None:
-            seconds = container.duration / 1_000_000
+def _source_facts(container: Any, what: str) -> tuple[int, int, float | None]:
+    if not container.streams.audio:
+        raise DecodeError(f"{what}: holds no audio stream")
+    stream = container.streams.audio[0]
+    rate = int(stream.codec_context.sample_rate or stream.rate or 0)
+    channels = int(stream.codec_context.channels or 0)
+    seconds = None
+    if stream.duration is not None and stream.time_base is not None:
+        seconds = float(stream.duration * stream.time_base)
+    elif container.duration is not None:
+        seconds = container.duration / 1_000_000
     return rate or 44100, max(channels, 1), seconds
 
 

@@ -36,6 +36,7 @@ never trusted with more than data.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import functools
 import os
@@ -61,6 +62,7 @@ from ..errors import (
     UnsupportedBlockError,
 )
 from ._pool import PAYLOAD, Pool, ReplyTooLarge, WaitExpired, Worker, WorkerGone
+from ._wire import pickled
 from .budget import Budget, BudgetCancelledError, current_budget
 from .limits import (
     DEFAULT_WORKERS,
@@ -225,7 +227,7 @@ def run_isolated(
     deadline, wall = _wall_limit(start, per_job, budget)
     cpu = _cpu_limit(limits, budget)
     settings = worker_settings()
-    request = pickle.dumps(
+    request = pickled(
         (
             job.__module__,
             job.__name__,
@@ -234,8 +236,7 @@ def run_isolated(
             (limits.memory_bytes, cpu.value, limits.stack_bytes),
             settings.max_reply_bytes,
             None if settings.recycle_rss_bytes is None else settings.recycle_rss_bytes // 2,
-        ),
-        protocol=pickle.HIGHEST_PROTOCOL,
+        )
     )
     chosen_lane = lane or (budget.lane if budget is not None else "short")
     for _ in range(_ATTEMPTS):
@@ -267,10 +268,14 @@ def run_isolated(
         finally:
             if forget is not None:
                 forget()
-        pool.release(worker, chosen_lane, keep=True)
-        if budget is not None:
-            budget.charge(spent)
-        return _result(frame, what, converter, limits, PAYLOAD)  # type: ignore[no-any-return]
+        try:  # read before the worker goes back: the frame is in its buffer
+            return _result(frame, what, converter, limits, PAYLOAD)  # type: ignore[no-any-return]
+        finally:
+            with contextlib.suppress(BufferError):  # a stale read of it then fails loudly
+                frame.release()
+            pool.release(worker, chosen_lane, keep=True)
+            if budget is not None:
+                budget.charge(spent)
     raise ConversionCrashedError(
         f"{what}: {_ATTEMPTS} workers in a row left before taking the {converter} job"
     )
@@ -344,11 +349,12 @@ def _unavailable(what: str, converter: str, exc: BaseException) -> ConversionUna
 
 class _FrameReader:
     """A reply's pickle read in place from the frame's buffer: the results' bytes are copied
-    once, into the objects they become, never the whole reply."""
+    once, into the objects they become, never the whole reply. A frame is bytes, a bytearray,
+    or a view from the start of one (`Worker.call`)."""
 
-    def __init__(self, buffer: bytes | bytearray, start: int = 0) -> None:
-        self.buffer = buffer
-        self.view = memoryview(buffer)
+    def __init__(self, frame: bytes | bytearray | memoryview, start: int = 0) -> None:
+        self.view = memoryview(frame)
+        self.buffer: bytes | bytearray = self.view.obj  # type: ignore[assignment]
         self.position = start
 
     def read(self, size: int = -1) -> bytes:
@@ -364,12 +370,12 @@ class _FrameReader:
         return len(chunk)
 
     def readline(self) -> bytes:
-        end = self.buffer.find(b"\n", self.position)
+        end = self.buffer.find(b"\n", self.position, len(self.view))
         return self.read(-1 if end < 0 else end + 1 - self.position)
 
 
 def _result(
-    reply: bytes | bytearray,
+    reply: bytes | bytearray | memoryview,
     what: str,
     converter: str,
     limits: ConversionLimits,

@@ -6,22 +6,48 @@ would refuse it (or the model would see nothing), so `prepare` refuses it with a
 `DecodeError` naming the block and why. Each check runs only where its decoder is installed
 (PyAV, pypdfium2): without it the type and header checks are all there is.
 
-Each check is a top-level function over bytes, so an isolation layer can run it in a worker.
+Each check is a top-level function over bytes, so an isolation layer can run it in a worker;
+`run_check` is how `prepare` runs one there. The audio and video checks read the headers and
+the first packets only, so `run_check` ships them a `Window` (the file's start and end, see
+`check_window`) instead of the whole file: what costs is then the same for a long recording as
+for a short one.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import DecodeError
-from ._av import Deadline, decoding, open_input
+from ._av import Deadline, Input, OutsideWindow, Window, opened
 
-__all__ = ["check_audio_decodes", "check_pdf_opens", "check_video_decodes"]
+__all__ = [
+    "PCM_WINDOW_HEAD",
+    "WINDOW_HEAD",
+    "WINDOW_TAIL",
+    "check_audio_decodes",
+    "check_pdf_opens",
+    "check_video_decodes",
+    "check_window",
+    "run_check",
+]
 
 _AUDIO_FRAMES = 8
 """Frames of audio the default check decodes: past every codec's priming frames (AAC 2, Opus's
 pre-skip), so a stream that decodes this far has a working decoder setup."""
+
+WINDOW_HEAD = 128 << 10
+"""Bytes of a file's start shipped for a windowed check at first: the container's header, what
+FFmpeg reads to find the streams' parameters (32 KiB at a time) and the first frames."""
+PCM_WINDOW_HEAD = 256 << 10
+"""The same for WAV, AIFF, CAF and AU, whose parameters FFmpeg finds by reading about four
+seconds of sound: 128 KiB at 16 kHz mono; 48 kHz stereo needs 768 KiB, a second window."""
+WINDOW_TAIL = 64 << 10
+"""Bytes of a file's end shipped at first: an MP4 whose index (``moov``) follows the sound, an
+Ogg whose last page gives the duration (FFmpeg reads its last 64 KiB)."""
+_WINDOW_TRIES = 3
+"""Windows tried, each larger than the one before, before the whole file is sent."""
 
 _VIDEO_PACKETS = 2000
 """Packets read looking for the first video frame (and the first audio frame) before giving up."""
@@ -36,7 +62,7 @@ def _has_av() -> bool:
 
 
 def check_audio_decodes(
-    data: bytes, what: str, deadline: Deadline | None = None, *, full: bool = False
+    data: Input, what: str, deadline: Deadline | None = None, *, full: bool = False
 ) -> None:
     """Open the container and decode the first frames of its first audio stream (all of them
     with ``full=True``); `DecodeError` naming ``what`` when PyAV cannot (a broken header, a FLAC
@@ -48,8 +74,7 @@ def check_audio_decodes(
     if not _has_av():
         return
     deadline = deadline or Deadline(None, what)
-    container = open_input(data, what)
-    with decoding(what), container:
+    with opened(data, what) as container:
         if not container.streams.audio:
             raise DecodeError(f"{what}: holds no audio stream")
         stream = container.streams.audio[0]
@@ -64,14 +89,13 @@ def check_audio_decodes(
         raise DecodeError(f"{what}: holds no decodable audio")
 
 
-def check_video_decodes(data: bytes, what: str, deadline: Deadline | None = None) -> None:
+def check_video_decodes(data: Input, what: str, deadline: Deadline | None = None) -> None:
     """Decode the first video frame (and the first audio frame, if there is audio); a
     `DecodeError` naming ``what`` when either cannot be decoded."""
     if not _has_av():
         return
     deadline = deadline or Deadline(None, what)
-    container = open_input(data, what)
-    with decoding(what), container:
+    with opened(data, what) as container:
         if not container.streams.video:
             raise DecodeError(f"{what}: holds no video stream")
         wanted = [container.streams.video[0], *container.streams.audio[:1]]
@@ -117,3 +141,63 @@ def check_pdf_opens(data: bytes, what: str) -> None:
             raise DecodeError(f"{what}: its first page cannot be read ({exc})") from None
     finally:
         document.close()
+
+
+_WINDOWED: dict[str, Callable[[Input, str], None]] = {
+    "check_audio_decodes": check_audio_decodes,
+    "check_video_decodes": check_video_decodes,
+}
+"""The checks that read only a file's start (and maybe its end): run over a `Window`."""
+
+
+def check_window(check: str, window: Window, what: str) -> int | None:
+    """Run the check named ``check`` (``"check_audio_decodes"`` or ``"check_video_decodes"``)
+    over ``window``. ``None`` when it passed reading only the window; else the first offset it
+    read outside the window (nothing is decided then: run it over a larger window or the whole
+    file). The check's `DecodeError` when it failed reading only the window, which the whole
+    file fails alike: the same bytes were read."""
+    try:
+        _WINDOWED[check](window, what)
+    except OutsideWindow as outside:
+        return outside.offset
+    return None
+
+
+def _holds_pcm(data: bytes) -> bool:
+    """True when the first bytes are a WAV, RF64, AIFF, CAF or AU signature: the window's
+    start is then `PCM_WINDOW_HEAD` (a comparison of 12 bytes, nothing parsed)."""
+    if data[:4] in (b"RIFF", b"RF64"):
+        return data[8:12] == b"WAVE"
+    if data[:4] == b"FORM":
+        return data[8:12] in (b"AIFF", b"AIFC")
+    return data[:4] in (b"caff", b".snd")
+
+
+def run_check(check: str, data: bytes, what: str) -> None:
+    """The check named ``check`` (one of this module's) over ``data`` in a conversion worker
+    (PyAV and PDFium can crash on crafted input), under the limits and time budget in scope.
+
+    An audio or video check gets a `Window` of a file much larger than one: the bytes it then
+    ships, and copies on both sides, no longer grow with the recording. A check reading
+    outside the window runs again over a larger one (where it read outside), at last over the
+    whole file, so the outcome is always the whole file's."""
+    from .isolation import run_isolated
+    from .limits import current_limits
+
+    converter = "PDF engine (PDFium)" if check == "check_pdf_opens" else "FFmpeg (PyAV)"
+    size = len(data)
+    head, tail = (PCM_WINDOW_HEAD if _holds_pcm(data) else WINDOW_HEAD), WINDOW_TAIL
+    windowed = check in _WINDOWED and current_limits()[0].isolate
+    for _ in range(_WINDOW_TRIES if windowed else 0):
+        if 2 * (head + tail) > size:
+            break  # the window would be half the file or more: send it all
+        window = Window.of(data, head, tail)
+        outside = run_isolated(what, check_window, check, window, what, converter=converter)
+        if outside is None:
+            return
+        if outside < size // 2:
+            head = max(4 * head, 2 * outside)
+        else:
+            tail = max(4 * tail, 2 * (size - outside))
+    job: Callable[[bytes, str], None] = {**_WINDOWED, "check_pdf_opens": check_pdf_opens}[check]
+    run_isolated(what, job, data, what, converter=converter)

@@ -45,13 +45,17 @@ def _audio_target(run: _Preparation) -> AudioTarget:
 
 
 def _convert(run: _Preparation, slot: _Slot, data: bytes) -> ConvertedAudio:
+    """The audio converted in one worker job, a stream copy decode-checked in that same job
+    (`convert_and_check_audio`): the file goes out once and the copy is not sent back out for
+    a second job, so `walk` has nothing left to check."""
     converted: ConvertedAudio = _isolated(
         slot,
-        audio_converter.convert_audio,
+        audio_converter.convert_and_check_audio,
         data,
         target=_audio_target(run),
         mime_type=slot.block.mime_type,
     )
+    slot.checked = True
     return converted
 
 
@@ -66,7 +70,7 @@ def convert_audio_slot(run: _Preparation, slot: _Slot, data: bytes) -> None:
         )
         slot.changes = converted.changes
         slot.size = len(piece.data)
-        run.fit_timed(slot, "audio")
+        run.fit_timed(slot, "audio", piece.duration)  # measured as written: no second pass
         return
     blocks = audio_piece_blocks(slot.block, pieces, converted.changes, run.limits.provider)
     slot.replace_with(blocks, converted.changes)

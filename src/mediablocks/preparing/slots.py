@@ -49,6 +49,8 @@ class _Slot:
     """Blocks that take this block's place, in order (``None``: ``result`` alone does)."""
     parts: list[_Slot] = field(default_factory=list)
     """One slot per media block of ``replacement``, counted in the request totals."""
+    checked: bool = False
+    """Its new media was decode-checked by the job that made it (`walk` need not check it)."""
 
     def __post_init__(self) -> None:
         self.result = self.block

@@ -153,11 +153,16 @@ class _Preparation:
         known = [value for value in ceilings if value is not None]
         return min(known) if known else None
 
-    def fit_timed(self, slot: _Slot, kind: str) -> None:
+    def fit_timed(self, slot: _Slot, kind: str, seconds: float | None = None) -> None:
+        """Type and byte checks of an audio or video result, and its duration: ``seconds``
+        when the converter that made it measured them, else probed from its headers."""
         if self.refuse_type(slot, kind):
             return
         limit = self.limits.max_audio_bytes if kind == "audio" else self.limits.max_video_bytes
         self.check_bytes(slot, limit, self.measure_of(slot.block), kind)
+        if seconds is not None:
+            slot.seconds = seconds
+            return
         info = _probe(slot.result, self.options.policy)
         slot.seconds = None if info is None else info.duration
 
@@ -233,9 +238,9 @@ def _raw_bytes(limit: int | None, measure: ByteMeasure) -> int | None:
 
 def decode_check(name: str, payload: bytes, what: str) -> None:
     """One `mediablocks.convert.verify` check in a conversion worker (PyAV and PDFium can crash
-    on crafted input), under the limits and time budget `fit` put in scope."""
-    from ..convert import verify
-    from ..convert.isolation import run_isolated
+    on crafted input), under the limits and time budget `fit` put in scope. Audio and video
+    checks read only the start of the file, so a long one ships only its start and end
+    (`mediablocks.convert.verify.run_check`)."""
+    from ..convert.verify import run_check
 
-    converter = "PDF engine (PDFium)" if name == "check_pdf_opens" else "FFmpeg (PyAV)"
-    run_isolated(what, getattr(verify, name), payload, what, converter=converter)
+    run_check(name, payload, what)
