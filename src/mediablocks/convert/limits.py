@@ -50,6 +50,9 @@ class ConversionLimits:
     ``stack_bytes``: the worker's stack (``RLIMIT_STACK``; default 8 MiB). ``None`` lifts a limit.
     ``isolate``: run converters in worker processes (default); ``False`` runs them in the
     caller's process, for trusted input only: then no limit applies and a crash is the caller's.
+    ``allow_postscript``: render PostScript and EPS images with Ghostscript (default ``False``:
+    they are refused). PostScript is a program; when allowed, Ghostscript runs in a worker under
+    these limits with ``-dSAFER``, like ImageMagick's policy that disables its PS coders.
 
     The wall-time budget of a conversion is `prepare`'s ``time_budget`` (default 120 s). On
     Windows, and for limits the platform does not enforce (``RLIMIT_AS`` on macOS), only the
@@ -60,6 +63,7 @@ class ConversionLimits:
     cpu_seconds: float | None = DEFAULT_CPU_SECONDS
     stack_bytes: int | None = DEFAULT_STACK_BYTES
     isolate: bool = True
+    allow_postscript: bool = False
 
     def __post_init__(self) -> None:
         check_size("ConversionLimits", "memory_bytes", self.memory_bytes, optional=True)
@@ -67,6 +71,7 @@ class ConversionLimits:
         if self.cpu_seconds is not None:
             check_seconds("ConversionLimits", "cpu_seconds", self.cpu_seconds)
         check_bool("ConversionLimits", "isolate", self.isolate)
+        check_bool("ConversionLimits", "allow_postscript", self.allow_postscript)
         if self.memory_bytes is not None and self.memory_bytes < 64 << 20:
             raise InvalidOptionError(
                 f"ConversionLimits.memory_bytes must be at least 64 MiB (a worker's interpreter "

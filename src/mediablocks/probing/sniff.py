@@ -30,6 +30,10 @@ def _sniff(d: _Data) -> str | None:
         return "flac"
     if head[:4] == b".snd":
         return "au"
+    if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
+        return "tiff"
+    if head[:2] == b"BM" and len(head) >= 18 and head[14] in (12, 16, 40, 52, 56, 64, 108, 124):
+        return "bmp"
     if head[:4] == b"OggS":
         return "ogg"
     if head[:4] == b"\x1a\x45\xdf\xa3":
@@ -73,4 +77,6 @@ _FORMAT_MIME = {
     "mpeg-audio": "audio/mpeg",
     "adts": "audio/aac",
     "au": "audio/basic",
+    "tiff": "image/tiff",
+    "bmp": "image/bmp",
 }
