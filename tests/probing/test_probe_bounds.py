@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import struct
 import time
 import tracemalloc
@@ -17,7 +18,7 @@ from mediablocks.errors import DecodeError, MediaBlocksError
 from mediablocks.probing import _data, probe_bytes
 from mediablocks.probing._data import _BufferData
 from mediablocks.probing.images import tiff_directories
-from tests.bombs import chained_tiff, mvex_mp4, object_stream_pdf
+from tests.bombs import LOOPING_EPS, chained_tiff, mvex_mp4, object_stream_pdf
 
 
 def _box(kind: bytes, body: bytes = b"") -> bytes:
@@ -274,3 +275,20 @@ def test_a_walk_holds_one_item_at_a_time(build: object) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 2_000_000  # a list of 75,000 boxes, chunks or matches takes over 10 MB
+
+
+def test_an_au_header_whose_data_starts_past_the_end_has_no_negative_duration() -> None:
+    head = b".snd" + struct.pack(">IIIII", 44, 0xFFFFFFFF, 3, 8000, 1)  # offset 44 of 24 bytes
+    assert probe_bytes(head).duration == 0.0
+
+
+def test_an_image_no_walker_reads_has_its_header_read_in_a_worker() -> None:
+    from PIL import Image
+
+    from mediablocks.probing import pillow
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (48, 20)).save(buffer, "TGA")
+    assert probe_bytes(buffer.getvalue(), "image/x-tga").width == 48
+    with pytest.raises(DecodeError, match="cannot read this image's header"):
+        pillow.pillow_header(LOOPING_EPS, "loop.eps")  # EPS is no plugin a worker opens

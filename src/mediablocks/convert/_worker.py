@@ -10,7 +10,7 @@ it lifts them again so that writing the reply cannot fail. The reply is ``("ok",
 
 Native code can write to file descriptors 1 and 2 at will, so the protocol runs over duplicates
 of stdin and stdout taken at start, and descriptors 0 and 1 then point at ``/dev/null`` and
-stderr (a file the parent reads after a crash). Only modules under ``mediablocks.convert.`` are
+stderr (a file the parent reads after a crash). Only modules under `MODULE_PREFIX` are
 run. A worker idle for `IDLE_SECONDS` exits by itself; the parent starts another when needed.
 """
 
@@ -26,7 +26,9 @@ from typing import IO, Any
 IDLE_SECONDS = 300.0
 """A worker with no job for this long exits (the parent replaces it on the next conversion)."""
 
-MODULE_PREFIX = "mediablocks.convert."
+MODULE_PREFIX = ("mediablocks.convert.", "mediablocks.images.", "mediablocks.probing.")
+"""The packages whose functions a job may name: the converters, and the image fitting and
+header reading that run in a worker for formats the caller does not decode."""
 
 
 def read_message(stream: IO[bytes], limit: int) -> bytes | None:

@@ -294,7 +294,8 @@ def run_isolated(
     ``time_budget`` seconds (``None``: none; both default to the `use_conversion_limits`
     scope's).
 
-    ``job`` is a module-level function of a ``mediablocks.convert`` module whose arguments
+    ``job`` is a module-level function of a ``mediablocks.convert`` module (or of
+    ``mediablocks.images`` or ``mediablocks.probing``: `_worker.MODULE_PREFIX`) whose arguments
     pickle; its result is built of builtin values, `Change`, `Fraction` and dataclasses of
     ``mediablocks.convert`` modules (the reply is unpickled with that allow-list). ``what``
     (the block) and ``converter`` (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the

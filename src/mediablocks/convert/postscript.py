@@ -201,34 +201,43 @@ def ghostscript_png(
     return png
 
 
-def _child_limits(memory_bytes: int | None, cpu_seconds: float | None) -> Callable[[], None]:
-    """What Ghostscript's process sets before it starts: die with its parent (Linux), and the
-    conversion limits of its own (POSIX)."""
+def _child_limits(memory_bytes: int | None, cpu_seconds: float | None) -> Callable[[], None] | None:
+    """What Ghostscript's process runs before it starts (POSIX): die with its parent (Linux's
+    ``PR_SET_PDEATHSIG``), no core file, and the conversion limits of its own. Everything it
+    calls is looked up here, before the fork: the child only makes system calls."""
+    if os.name != "posix":
+        return None
+    import resource
+
+    prctl: Callable[[int, int], int] | None = None
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    limits = [(resource.RLIMIT_CORE, 0)]
+    if memory_bytes is not None:
+        limits.append((resource.RLIMIT_AS, memory_bytes))
+    if cpu_seconds is not None:
+        limits.append((resource.RLIMIT_CPU, int(cpu_seconds) + 1))
+    lowered = [(kind, _lowered(kind, value)) for kind, value in limits]
 
     def apply() -> None:
-        with contextlib.suppress(Exception):
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        try:
-            import resource
-        except ImportError:
-            return
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if memory_bytes is not None:
-            _lower(resource.RLIMIT_AS, memory_bytes)
-        if cpu_seconds is not None:
-            _lower(resource.RLIMIT_CPU, int(cpu_seconds) + 1)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        for kind, value in lowered:
+            if value is not None:
+                resource.setrlimit(kind, value)
 
     return apply
 
 
-def _lower(kind: int, value: int) -> None:
+def _lowered(kind: int, value: int) -> tuple[int, int] | None:
+    """The (soft, hard) limit that lowers ``kind`` to ``value``, or None when it is lower."""
     import resource
 
     soft, hard = resource.getrlimit(kind)
     if hard != resource.RLIM_INFINITY:
         value = min(value, hard)
     if soft == resource.RLIM_INFINITY or value < soft:
-        resource.setrlimit(kind, (value, hard))
+        return value, hard
+    return None

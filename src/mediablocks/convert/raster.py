@@ -17,8 +17,8 @@
 - **PSD**: Pillow reads 8-bit PSDs itself; 16-bit ones (what ImageMagick writes for a gradient)
   it cannot, so their merged composite image (grey or RGB, raw or PackBits) is read by
   `psd_composite`, scaled to 8 bits, and passed on as PNG: in the worker that fits every PSD
-  (`mediablocks.convert.decoding`). Other PSDs Pillow refuses (32-bit float, Lab, duotone...)
-  raise `UnsupportedBlockError` saying so.
+  (`mediablocks.images.fit.fit_here`). Other PSDs Pillow refuses (32-bit float, Lab,
+  duotone...) raise `UnsupportedBlockError` saying so.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ def _jxl_codestream(data: bytes, what: str) -> bytes:
 def psd_needs_composite(data: bytes) -> bool:
     """True when Pillow's PSD plugin cannot read ``data`` (a 16-bit PSD): `psd_composite` must.
 
-    Run where PSDs are decoded: in a worker process (`mediablocks.convert.decoding`)."""
+    Run where PSDs are decoded: in a worker process (`mediablocks.images.fit.fit_here`)."""
     from PIL import Image, UnidentifiedImageError
 
     try:

@@ -13,7 +13,7 @@ before decoding in the caller's process, `decode_cost` estimates from the header
   over the bytes), the frames of an animation decoded.
 
 An image over `CALLER_DECODE_BYTES` or `CALLER_PIXEL_PASSES` is fitted in a worker process
-instead (`mediablocks.convert.decoding`), under `ConversionLimits`.
+instead (`mediablocks.images.fit.fit_here`), under `ConversionLimits`.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def fit_image(
     Only JPEG, PNG, GIF, WebP and BMP are decoded in this process, and only when the header
     shows the decode is cheap (`mediablocks.images.costs`); any other image, or one that would
     cost more, is fitted the same way in a worker process under `ConversionLimits`
-    (`mediablocks.convert.decoding`).
+    (`fit_here`).
     """
     with pillow_errors(what):
         changes: list[Change] = []
@@ -101,9 +101,7 @@ def fit_image(
             return _fit(data, target, strip_metadata, convert, max_image_pixels, what, changes)
         except DecodeElsewhere:
             pass
-        from ..convert.decoding import fit_in_worker
-
-        fitted = fit_in_worker(data, target, strip_metadata, convert, max_image_pixels, what)
+        fitted = _fit_in_worker(data, target, strip_metadata, convert, max_image_pixels, what)
         if not changes:
             return fitted
         return FittedImage(
@@ -113,6 +111,52 @@ def fit_image(
             fitted.height,
             (*changes, *fitted.changes),
         )
+
+
+def _fit_in_worker(
+    data: bytes,
+    target: ImageTarget,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+) -> FittedImage:
+    """`fit_image` of ``data`` in a worker process under the `ConversionLimits` in scope: only
+    the fitted result comes back (the provider's byte limit bounds it)."""
+    from ..convert.isolation import run_isolated
+
+    fitted, mime, width, height, changes = run_isolated(
+        what,
+        fit_here,
+        data,
+        target,
+        strip_metadata,
+        convert,
+        max_image_pixels,
+        what,
+        converter="image decoder (Pillow)",
+    )
+    return FittedImage(fitted, mime, width, height, changes)
+
+
+def fit_here(
+    data: bytes,
+    target: ImageTarget,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+) -> tuple[bytes, str, int, int, tuple[Change, ...]]:
+    """A worker's job: `fit_decoding_here`, as data (bytes, MIME type, size, changes)."""
+    fitted = fit_decoding_here(
+        data,
+        target,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        what=what,
+    )
+    return fitted.data, fitted.mime_type, fitted.width, fitted.height, fitted.changes
 
 
 def fit_decoding_here(
@@ -125,8 +169,8 @@ def fit_decoding_here(
     what: str,
 ) -> FittedImage:
     """`fit_image` decoding every format Pillow reads (`WORKER_FORMATS`) in this process,
-    whatever it costs: what a worker process runs (`mediablocks.convert.decoding`), bounded by
-    its `ConversionLimits`. SVG, JPEG XL and PostScript are converted before this."""
+    whatever it costs: what a worker process runs (`fit_here`), bounded by its
+    `ConversionLimits`. SVG, JPEG XL and PostScript are converted before this."""
     with pillow_errors(what):
         from ..convert.raster import is_psd, psd_composite, psd_needs_composite
 

@@ -3,7 +3,7 @@
 Every Pillow call of the package goes through `pillow_errors`, the one boundary where Pillow's
 exceptions become `DecodeError` or `ImageBombError` naming the block. Every ``Image.open`` names
 its plugins (`mediablocks.images.plugins`): in the caller's process only `CALLER_FORMATS`; any
-other image is `DecodeElsewhere`, fitted in a worker process.
+other image is `DecodeElsewhere`, fitted in a worker process (`mediablocks.images.fit`).
 """
 
 from __future__ import annotations
@@ -42,16 +42,24 @@ def image_size(
 ) -> tuple[int, int]:
     """``(width, height)`` from the header only, after the bomb check (orientation not applied).
 
-    Formats the caller does not open are read in a worker process."""
+    Formats the caller does not open are read in a worker process; SVG, JPEG XL and PostScript
+    have no size before they are converted (`UnsupportedBlockError`, no process started)."""
+    from ..convert.postscript import is_postscript
+    from ..convert.raster import is_jxl, is_svg
+
+    if is_svg(data) or is_jxl(data) or is_postscript(data):
+        raise UnsupportedBlockError(f"{what}: its size is known once it is converted")
     try:
         with pillow_errors(what), _open(data, what, max_image_pixels) as image:
             width, height = image.size
             return width, height
     except DecodeElsewhere:
         pass
-    from ..convert.decoding import image_header_in_worker
+    from ..probing.pillow import pillow_header_in_worker
 
-    width, height, _, _ = image_header_in_worker(data, what, max_image_pixels)
+    width, height, _, _ = pillow_header_in_worker(data, what)
+    if max_image_pixels is not None and width * height > max_image_pixels:
+        raise _bomb(what, width * height, max_image_pixels, (width, height))
     return width, height
 
 

@@ -13,7 +13,8 @@ without ``formats=``, and the lists are short:
   and work (pixels x progressive scans, or x frames).
 - `WORKER_FORMATS`: everything else mediablocks converts. These plugins (TIFF, JPEG 2000 through
   OpenJPEG, HEIF and AVIF through libheif and libavif, PSD, ICO, the long tail of rasters...)
-  run only inside a worker process under `ConversionLimits` (`mediablocks.convert.decoding`).
+  run only inside a worker process under `ConversionLimits` (`mediablocks.images.fit.fit_here`
+  fits them, `mediablocks.probing.pillow` reads their headers).
 
 PostScript and EPS are in neither list: Ghostscript runs only through
 `mediablocks.convert.postscript`, in a worker, and only when the caller opts in
@@ -57,7 +58,7 @@ WORKER_FORMATS: tuple[str, ...] = (
     "MSP",
     "GBR",
 )
-"""Pillow formats opened only inside a worker process (`mediablocks.convert.decoding`)."""
+"""Pillow formats opened only inside a worker process (`fit_here`, `pillow_header`)."""
 
 NEVER_OPENED: dict[str, str] = {
     "EPS": "starts Ghostscript; PostScript goes through mediablocks.convert.postscript instead",

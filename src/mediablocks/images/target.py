@@ -1,8 +1,8 @@
 """What an image must fit (`ImageTarget`), what came out (`FittedImage`) and what changed.
 
 No Pillow here: `prepare` and the limits read these before any image is opened. Nor pydantic:
-a worker process fitting an image (`mediablocks.convert.decoding`) imports this module, and the
-provider tables of `mediablocks.limits` are only a type here.
+a worker process fitting an image (`mediablocks.images.fit.fit_here`) imports this module,
+and the provider tables of `mediablocks.limits` are only a type here.
 """
 
 from __future__ import annotations

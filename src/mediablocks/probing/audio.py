@@ -91,8 +91,8 @@ def _au(d: _Data) -> _Fields:
     width = _AU_SAMPLE_BYTES.get(encoding)
     if size == 0xFFFFFFFF:  # "unknown size": the data runs to the end of the file
         size = d.size - offset
-    if width and rate and channels:
-        out["duration"] = min(size, d.size - offset) / (width * rate * channels)
+    if width and rate and channels:  # a data offset past the end: no samples, not negative
+        out["duration"] = max(0, min(size, d.size - offset)) / (width * rate * channels)
     return out
 
 

@@ -47,16 +47,12 @@ _PARSERS: dict[str, Callable[[_Data], _Fields]] = {
 
 def _other_image(d: _Data) -> _Fields:
     """Other image formats (ICO, TGA, PSD, JPEG 2000...): Pillow reads the header, never the
-    pixels, and does so in a worker process (`mediablocks.convert.decoding`): its plugins are
-    not walkers this package can bound. Whatever goes wrong there is "unknown", never a crash."""
-    from ..convert.decoding import image_header_in_worker
+    pixels, and does so in a worker process (`mediablocks.probing.pillow`): its plugins are not
+    walkers this package can bound. Whatever goes wrong there is "unknown", never a crash."""
+    from .pillow import HEADER_BYTES, pillow_header_in_worker
 
     try:
-        width, height, frames, orientation = image_header_in_worker(
-            d.at(0, 4 << 20),
-            "image",
-            None,  # a header: the first 4 MiB at most
-        )
+        width, height, frames, orientation = pillow_header_in_worker(d.at(0, HEADER_BYTES), "image")
     except MediaBlocksError:
         return {}
     if orientation in (5, 6, 7, 8):
