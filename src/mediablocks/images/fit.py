@@ -364,11 +364,10 @@ def _reencode(
     if facts.frames > 1 and not keep_animation and facts.format != "MPO":
         label = "animation frames" if facts.animated else "pages"
         changes.append(Change("first_frame", f"kept the first of {facts.frames} {label}"))
-    out_frames: list[Image.Image] = []
-    for frame in frames:
-        if facts.orientation != 1:
-            frame = _transposed(frame, facts.orientation)
-        out_frames.append(frame)
+    out_frames = [
+        _transposed(frame, facts.orientation) if facts.orientation != 1 else frame
+        for frame in frames
+    ]
     if facts.orientation != 1 and not keep_animation:
         image.close()  # the decoded pixels: only the turned copy is used from here on
     del frames
@@ -377,16 +376,17 @@ def _reencode(
     elif image.info.get("original_orientation") not in (None, 1):  # pillow-heif turns HEIF
         turned = image.info["original_orientation"]
         changes.append(Change("orientation", f"applied orientation {turned} (HEIF decoder)"))
-    first = out_frames[0]
+    # Only ``out_frames`` holds full-size pixels from here on: each conversion lets the
+    # previous copy go, so the caller holds at most two at once.
+    wide = out_frames[0].mode in ("I", "I;16", "I;16B", "F")
     if facts.needs_mode_change == "CMYK to RGB":
         out_frames = [_cmyk_to_rgb(frame, icc) for frame in out_frames]
         icc = None  # the pixels are sRGB now
         changes.append(Change("converted", "CMYK -> RGB"))
-    elif facts.needs_mode_change == "16-bit to 8-bit" or first.mode in ("I", "I;16", "I;16B", "F"):
+    elif facts.needs_mode_change == "16-bit to 8-bit" or wide:
         out_frames = [_to_8bit(frame) for frame in out_frames]
         changes.append(Change("converted", "16-bit -> 8-bit"))
     out_format = _output_format(facts, plan.format_refused, out_frames[0], target, keep_animation)
-    del first  # every full-size copy but ``out_frames`` is let go before the resize and encode
     if out_format != _MIME_FORMAT.get(facts.mime):
         changes.append(Change("converted", f"{facts.mime} -> {_mime_of(out_format)}"))
     if (final_w, final_h) != (facts.width, facts.height):
