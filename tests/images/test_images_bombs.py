@@ -300,6 +300,14 @@ def test_a_zlib_bomb_in_png_image_data_is_verified_at_the_headers_size() -> None
     assert seconds < 0.3  # inflating all 200 MB takes about a second
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 160))
+def test_the_scan_count_is_exact_below_and_above_the_fast_search(repeats: int) -> None:
+    base = jpeg_scans(repeated_scan_jpeg(0, side=16))
+    assert base >= 2  # a progressive JPEG: several scans of its own
+    assert jpeg_scans(repeated_scan_jpeg(repeats, side=16)) == base + repeats
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300))
 def test_the_scan_count_takes_any_bytes(rest: bytes) -> None:

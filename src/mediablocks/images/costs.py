@@ -18,7 +18,9 @@ instead (`mediablocks.images.fit.fit_here`), under `ConversionLimits`.
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from dataclasses import dataclass
 
 from PIL.ImageFile import ImageFile
@@ -75,11 +77,21 @@ def jpeg_scans(data: bytes) -> int:
     scan is not counted); after it, entropy-coded data never holds ``FF DA`` (a data ``FF`` is
     always followed by ``00``), so every ``FF DA`` is a scan marker. Scans of frames appended
     after the image (an MPO's) count too: an overcount only sends the file to a worker.
+
+    The first `_FEW_SCANS` markers are found by a literal search that skips from one ``FF`` to
+    the next (a third of the time of ``bytes.count``'s two-byte search on a photo); a file with
+    more is counted exactly by ``bytes.count``, one more linear pass.
     """
     for marker, start, _ in _jpeg_segments(data):
         if marker == 0xDA:
-            return data.count(b"\xff\xda", start)
+            found = sum(1 for _ in itertools.islice(_SCAN_MARKER.finditer(data, start), _FEW_SCANS))
+            return found if found < _FEW_SCANS else data.count(b"\xff\xda", start)
     return 0
+
+
+_SCAN_MARKER = re.compile(b"\xff\xda")
+_FEW_SCANS = 64
+"""Scans counted one by one; encoders write at most a few dozen."""
 
 
 _PIXEL_BYTES = 4
@@ -113,8 +125,8 @@ def png_text_bytes(data: bytes) -> int:
     return total
 
 
-def check_jpeg_scans(data: bytes, what: str) -> None:
-    """`ImageBombError` for a JPEG of more than `MAX_JPEG_SCANS` scans."""
+def check_jpeg_scans(data: bytes, what: str) -> int:
+    """The scans of a JPEG (`jpeg_scans`); `ImageBombError` for more than `MAX_JPEG_SCANS`."""
     scans = jpeg_scans(data)
     if scans > MAX_JPEG_SCANS:
         raise ImageBombError(
@@ -123,6 +135,7 @@ def check_jpeg_scans(data: bytes, what: str) -> None:
             limit=MAX_JPEG_SCANS,
             size=scans,
         )
+    return scans
 
 
 def _jpeg_scale(width: int, height: int, size: tuple[int, int] | None) -> int:
@@ -162,7 +175,8 @@ def decode_cost(
     """The cost of decoding ``frames`` frames of ``image`` (opened on ``data``, header read),
     ``held`` of them in memory at once (default: all).
 
-    ``jpeg_size`` is the size a JPEG will be drafted to (None: full size).
+    ``jpeg_size`` is the size a JPEG will be drafted to (None: full size). A JPEG's scans are
+    those in ``facts`` when counted already (`check_jpeg_scans`), else they are counted here.
     """
     width, height = image.size
     pixels = width * height
@@ -170,7 +184,7 @@ def decode_cost(
     if facts.format in ("JPEG", "MPO"):
         scale = _jpeg_scale(width, height, jpeg_size)
         decoded = math.ceil(width / scale) * math.ceil(height / scale) * each
-        scans = jpeg_scans(data)
+        scans = jpeg_scans(data) if facts.scans is None else facts.scans
         progressive = bool(image.info.get("progressive"))
         buffer = _coefficient_bytes(image) if progressive else 0
         return DecodeCost(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PIL import Image, ImageSequence
@@ -202,7 +202,7 @@ def _fit(
     with image:
         facts = _inspect(image, data)
         if facts.format in ("JPEG", "MPO"):
-            check_jpeg_scans(data, what)
+            facts = replace(facts, scans=check_jpeg_scans(data, what))
         plan = _Plan.make(facts, target, len(data), strip_metadata)
         if plan.nothing_to_do:  # as it is (after a conversion: the PNG it made, unchanged)
             problem = apng_problem(data) if facts.format == "PNG" else None
@@ -222,7 +222,7 @@ def _fit(
                 formats = WORKER_FORMATS if here else CALLER_FORMATS
                 with _open(stripped, what, max_image_pixels, formats) as bare:  # it decodes
                     if not here:
-                        _check_verify_cost(bare, facts, stripped)
+                        _check_verify_cost(bare, replace(facts, scans=None), stripped)
                     verify_decodes(bare, stripped, facts.format, what)
                 changes.append(_metadata_change(facts))
                 return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))

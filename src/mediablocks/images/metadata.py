@@ -83,6 +83,7 @@ class _Facts:
     private: tuple[str, ...]
     needs_mode_change: str | None
     lossless_webp: bool = False
+    scans: int | None = None  # a JPEG's, once `check_jpeg_scans` counted them
 
 
 def _inspect(image: ImageFile, data: bytes) -> _Facts:
