@@ -231,6 +231,12 @@ def _fit(
         )
 
 
+def _let_go(image: ImageFile, frames: list[Image.Image], animated: bool) -> None:
+    """Free a still image's decoded pixels once the frames no longer are them."""
+    if not animated and all(frame is not image for frame in frames):
+        image.close()
+
+
 def _check_verify_cost(image: ImageFile, facts: _Facts, data: bytes) -> None:
     """`DecodeElsewhere` when `verify_decodes` would cost the caller too much."""
     if facts.format == "PNG":
@@ -364,20 +370,16 @@ def _reencode(
     if facts.frames > 1 and not keep_animation and facts.format != "MPO":
         label = "animation frames" if facts.animated else "pages"
         changes.append(Change("first_frame", f"kept the first of {facts.frames} {label}"))
-    out_frames = [
-        _transposed(frame, facts.orientation) if facts.orientation != 1 else frame
-        for frame in frames
-    ]
-    if facts.orientation != 1 and not keep_animation:
-        image.close()  # the decoded pixels: only the turned copy is used from here on
+    out_frames = frames
     del frames
     if facts.orientation != 1:
         changes.append(Change("orientation", f"applied EXIF orientation {facts.orientation}"))
     elif image.info.get("original_orientation") not in (None, 1):  # pillow-heif turns HEIF
         turned = image.info["original_orientation"]
         changes.append(Change("orientation", f"applied orientation {turned} (HEIF decoder)"))
-    # Only ``out_frames`` holds full-size pixels from here on: each conversion lets the
-    # previous copy go, so the caller holds at most two at once.
+    # Only ``out_frames`` holds pixels from here on: each step lets the previous copy go (the
+    # decoded ones too, once a copy replaced them), so the caller holds at most two full-size
+    # copies at once. The turn comes after the resize: it moves the fewer pixels.
     wide = out_frames[0].mode in ("I", "I;16", "I;16B", "F")
     if facts.needs_mode_change == "CMYK to RGB":
         out_frames = [_cmyk_to_rgb(frame, icc) for frame in out_frames]
@@ -386,14 +388,19 @@ def _reencode(
     elif facts.needs_mode_change == "16-bit to 8-bit" or wide:
         out_frames = [_to_8bit(frame) for frame in out_frames]
         changes.append(Change("converted", "16-bit -> 8-bit"))
+    _let_go(image, out_frames, keep_animation)
     out_format = _output_format(facts, plan.format_refused, out_frames[0], target, keep_animation)
     if out_format != _MIME_FORMAT.get(facts.mime):
         changes.append(Change("converted", f"{facts.mime} -> {_mime_of(out_format)}"))
     if (final_w, final_h) != (facts.width, facts.height):
-        decoded_w, decoded_h = out_frames[0].size
-        if decoded_w > final_w or decoded_h > final_h:  # else drafted smaller for the byte limit
-            out_frames = [_resize(frame, (final_w, final_h)) for frame in out_frames]
+        stored = (final_h, final_w) if facts.orientation >= 5 else (final_w, final_h)
+        decoded_w, decoded_h = out_frames[0].size  # as stored: not turned yet
+        if decoded_w > stored[0] or decoded_h > stored[1]:  # else drafted smaller for bytes
+            out_frames = [_resize(frame, stored) for frame in out_frames]
         changes.append(Change("resized", f"{facts.width}x{facts.height} -> {final_w}x{final_h}"))
+    if facts.orientation != 1:
+        out_frames = [_transposed(frame, facts.orientation) for frame in out_frames]
+    _let_go(image, out_frames, keep_animation)
     if facts.private and strip_metadata:
         changes.append(_metadata_change(facts))
     keep_exif = None if strip_metadata or not exif_bytes else _upright_exif(exif_bytes)
