@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -23,7 +22,7 @@ from .convert import (
     _upright_exif,
 )
 from .costs import CALLER_DECODE_BYTES, check_jpeg_scans, decode_cost
-from .encoding import MIN_JPEG_QUALITY, _encode_to_fit
+from .encoding import MIN_JPEG_QUALITY, _encode_to_fit, _relative_size
 from .metadata import _Facts, _inspect, strip_jpeg_metadata, strip_png_metadata
 from .opening import (
     _BOMB_MESSAGE,
@@ -427,20 +426,6 @@ def _reencode(
             )
         )
     return FittedImage(encoded, _mime_of(out_format), width, height, tuple(changes))
-
-
-# Size of a libjpeg 4:2:0 file at a quality, relative to quality 75 (typical photos).
-_RELATIVE_SIZE: tuple[tuple[int, float], ...] = (
-    (40, 0.6), (50, 0.68), (60, 0.78), (70, 0.9), (75, 1.0),
-    (80, 1.12), (85, 1.32), (90, 1.65), (95, 2.4), (100, 5.0),
-)  # fmt: skip
-
-
-def _relative_size(quality: float) -> float:
-    for (q0, r0), (q1, r1) in itertools.pairwise(_RELATIVE_SIZE):
-        if quality <= q1:
-            return r0 + (r1 - r0) * (max(quality, q0) - q0) / (q1 - q0)
-    return _RELATIVE_SIZE[-1][1]
 
 
 def _jpeg_quality(image: Image.Image) -> float | None:
