@@ -10,10 +10,13 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageCms, ImageOps
 
 from mediablocks.errors import ImageBombError, UnsupportedBlockError
 from mediablocks.images import ImageTarget, fit_image, image_size
+from mediablocks.images.convert import _TURNS, _transposed
 from mediablocks.limits import limits_for, measured_size
 
 TESTDATA = Path(__file__).resolve().parents[2] / "testdata" / "image"
@@ -145,6 +148,26 @@ def test_a_turned_photo_that_is_also_scaled_down_comes_out_upright(orientation: 
         assert max(abs(a - b) for a, b in zip(got, want, strict=True)) < 40
     kinds = [c.kind for c in fitted.changes]
     assert kinds.index("orientation") < kinds.index("resized")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 48),
+    st.integers(1, 48),
+    st.sampled_from(["RGB", "RGBA", "YCbCr", "L", "LA", "CMYK"]),
+    st.integers(2, 8),
+    st.integers(1, 16),
+)
+def test_a_turn_band_by_band_is_pillows_turn(
+    width: int, height: int, mode: str, orientation: int, band: int
+) -> None:
+    frame = Image.effect_noise((width, height), 60).convert("RGB").convert(mode)
+    frame.info["duration"] = 40
+    turned = _transposed(frame, orientation, band)
+    whole = frame.transpose(_TURNS[orientation])
+    assert (turned.mode, turned.size) == (whole.mode, whole.size)
+    assert turned.tobytes() == whole.tobytes()
+    assert turned.info["duration"] == 40
 
 
 @pytest.mark.skipif(
