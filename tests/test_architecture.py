@@ -143,9 +143,9 @@ def test_importing_the_package_imports_no_provider_package() -> None:
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "_version", "_frozen", "_checks", "_depth", "_unicode", "_base"}),
     frozenset({"changes", "stop_reasons", "usage", "datauri", "limits", "mime", "_stream_sniff"}),
-    frozenset({"fetching", "sources", "probing"}),
+    frozenset({"fetching", "sources"}),
     frozenset({"media", "blocks", "messages", "_loading", "settings", "tools"}),
-    frozenset({"convert", "images"}),
+    frozenset({"convert", "probing", "images"}),
     frozenset({"providers"}),
     frozenset(
         {

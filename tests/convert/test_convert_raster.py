@@ -158,3 +158,66 @@ def test_a_jpeg_xl_header_declaring_a_bomb_is_refused_before_decoding() -> None:
     bomb = b"\xff\x0a" + bits.to_bytes(10, "little")
     with pytest.raises(mb.ImageBombError, match=r"bomb\.jxl"):
         fit_image(bomb, target("anthropic"), what="bomb.jxl")
+
+
+# -- the SVG's size, from the parsed document ------------------------------------------------------
+
+
+def test_a_size_written_with_character_references_is_read_as_the_parser_reads_it() -> None:
+    from mediablocks.convert.raster import svg_size
+    from tests.bombs import character_reference_svg
+
+    data = character_reference_svg(6000)
+    assert b"6000" not in data  # what a regular expression over the bytes saw: no size
+    assert svg_size(data) == (6000.0, 6000.0)
+    fitted = fit_image(data, target("openai"), mime_type="image/svg+xml", what="ref.svg")
+    with opened(fitted.data) as image:
+        assert max(image.size) <= 2048  # rendered within the target, not at 6000 px
+    assert fitted.width <= 2048
+
+
+@pytest.mark.parametrize(
+    ("root", "size"),
+    [
+        (b'<svg xmlns="http://www.w3.org/2000/svg" width="3in" height="1in">', (288.0, 96.0)),
+        (b'<svg viewBox="0,0,40,30" xmlns="http://www.w3.org/2000/svg">', (40.0, 30.0)),
+        (b'<svg width="100%" height="100%" viewBox="0 0 7 5">', (7.0, 5.0)),
+        (
+            b'<!-- a comment --><svg:svg xmlns:svg="http://www.w3.org/2000/svg" width="9"'
+            b' height="4">',
+            (9.0, 4.0),
+        ),
+        (
+            b'<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/'
+            b'DTD/svg11.dtd"><svg width="12" height="8">',
+            (12.0, 8.0),
+        ),
+        (b'<!DOCTYPE svg [<!ENTITY w "6000">]><svg width="&w;" height="&w;">', None),
+        (b"<svg>", None),
+        (b"not xml at all", None),
+    ],
+)
+def test_svg_size_from_the_root_element(root: bytes, size: tuple[float, float] | None) -> None:
+    from mediablocks.convert.raster import svg_size
+
+    assert svg_size(root + b"</svg>") == size
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.text(max_size=40))
+def test_svg_size_takes_any_bytes(junk: bytes, width: str) -> None:
+    from mediablocks.convert.raster import svg_size
+
+    for data in (junk, b'<svg width="' + width.encode("utf-8", "replace") + b'">' + junk):
+        found = svg_size(data)
+        assert found is None or (len(found) == 2 and all(isinstance(v, float) for v in found))
+
+
+def test_a_rendering_over_the_pixel_limit_never_leaves_the_worker() -> None:
+    from mediablocks.convert.raster import _render_svg
+
+    pytest.importorskip("resvg_py")
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"></svg>'
+    assert _render_svg(svg, 300, 200, "a.svg", 60_000).startswith(b"\x89PNG")
+    with pytest.raises(mb.ImageBombError, match="300x200 pixels"):
+        _render_svg(svg, 300, 200, "a.svg", 59_999)

@@ -10,10 +10,13 @@ import zlib
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops, ImageCms
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageChops, ImageCms, ImageOps
 
 from mediablocks.errors import ImageBombError, UnsupportedBlockError
 from mediablocks.images import ImageTarget, fit_image, image_size
+from mediablocks.images.convert import _TURNS, _transposed
 from mediablocks.limits import measured_size
 from mediablocks.providers.registry import limits_for
 
@@ -113,6 +116,59 @@ def test_sideways_phone_photo_is_turned_upright_and_loses_gps() -> None:
     assert not exif.get_ifd(0x8825)
     assert 0x010F not in exif
     assert {c.kind for c in fitted.changes} >= {"orientation", "metadata"}
+
+
+def quadrants(stored_size: tuple[int, int]) -> Image.Image:
+    """Four quadrants of four colours: every orientation of it looks different."""
+    width, height = stored_size
+    image = Image.new("RGB", stored_size, (230, 20, 20))
+    image.paste((20, 20, 230), (width // 2, 0, width, height // 2))
+    image.paste((20, 200, 20), (0, height // 2, width // 2, height))
+    image.paste((240, 240, 240), (width // 2, height // 2, width, height))
+    return image
+
+
+def quadrant_colours(image: Image.Image) -> list[tuple[int, ...]]:
+    width, height = image.size
+    centres = [(width // 4, height // 4), (3 * width // 4, height // 4)]
+    centres += [(width // 4, 3 * height // 4), (3 * width // 4, 3 * height // 4)]
+    return [image.convert("RGB").getpixel(centre) for centre in centres]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("orientation", range(2, 9))
+def test_a_turned_photo_that_is_also_scaled_down_comes_out_upright(orientation: int) -> None:
+    stored = quadrants((640, 320))
+    data = encode(stored, "JPEG", quality=95, exif=gps_exif(orientation))
+    fitted = fit_image(data, ImageTarget(frozenset({"image/jpeg"}), max_side=200))
+    with Image.open(io.BytesIO(data)) as source:
+        upright = ImageOps.exif_transpose(source)
+    image = decoded(fitted.data)
+    assert image.size == (fitted.width, fitted.height)
+    assert image.size == ((200, 100) if upright.width > upright.height else (100, 200))
+    for got, want in zip(quadrant_colours(image), quadrant_colours(upright), strict=True):
+        assert max(abs(a - b) for a, b in zip(got, want, strict=True)) < 40
+    kinds = [c.kind for c in fitted.changes]
+    assert kinds.index("orientation") < kinds.index("resized")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 48),
+    st.integers(1, 48),
+    st.sampled_from(["RGB", "RGBA", "YCbCr", "L", "LA", "CMYK"]),
+    st.integers(2, 8),
+    st.integers(1, 16),
+)
+def test_a_turn_band_by_band_is_pillows_turn(
+    width: int, height: int, mode: str, orientation: int, band: int
+) -> None:
+    frame = Image.effect_noise((width, height), 60).convert("RGB").convert(mode)
+    frame.info["duration"] = 40
+    turned = _transposed(frame, orientation, band)
+    whole = frame.transpose(_TURNS[orientation])
+    assert (turned.mode, turned.size) == (whole.mode, whole.size)
+    assert turned.tobytes() == whole.tobytes()
+    assert turned.info["duration"] == 40
 
 
 @pytest.mark.skipif(

@@ -66,14 +66,15 @@ def test_long_tail_image_is_detected_and_converted(path: str, mime: str, provide
     assert f"converted: {mime} -> {out.mime_type}" in report
 
 
-def test_eps_without_ghostscript_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from PIL import EpsImagePlugin
+def test_eps_allowed_without_ghostscript_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mediablocks.convert import postscript
 
-    monkeypatch.setattr(EpsImagePlugin, "has_ghostscript", lambda: False)
+    monkeypatch.setattr(postscript.shutil, "which", lambda name: None)
     block = media_block(TESTDATA / "image/rose.eps")
     assert block.mime_type == "image/x-eps"
+    allowed = mb.ConversionLimits(allow_postscript=True)
     with pytest.raises(DoesNotFitError, match=r"rose\.eps.*Ghostscript.*not installed"):
-        prepare_with_report([UserMessage(content=[block])], "openai")
+        prepare_with_report([UserMessage(content=[block])], "openai", conversion_limits=allowed)
 
 
 def test_undecodable_image_is_the_public_broken_media_error() -> None:

@@ -29,7 +29,8 @@ Native code can write to file descriptors 1 and 2 at will, so the protocol runs 
 of stdin and stdout taken at start, and descriptors 0 and 1 then point at ``/dev/null`` and
 stderr (a file the parent reads after a crash; `faulthandler` writes the fatal signal's name
 there, which is how a crash is named when the parent cannot learn the exit status). Only modules
-under ``mediablocks.convert.`` are run.
+under `MODULE_PREFIX` are run. A worker idle for `IDLE_SECONDS` exits by itself (unless started
+otherwise); the parent starts another when needed.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ from ._wire import REUSED_BYTES, pickled, write_framed
 IDLE_SECONDS = 300.0
 """A worker with no job for this long exits, unless started otherwise (the parent replaces it)."""
 
-MODULE_PREFIX = "mediablocks.convert."
+MODULE_PREFIX = ("mediablocks.convert.", "mediablocks.images.", "mediablocks.probing.")
+"""The packages whose functions a job may name: the converters, and the image fitting and
+header reading that run in a worker for formats the caller does not decode."""
 
 READY, BYE, REPLY = b"W", b"B", b"R"
 STATS = struct.Struct("!dQ")  # CPU seconds of the job, resident bytes after it

@@ -206,7 +206,8 @@ def run_isolated(
     `use_conversion_limits` scope's), and under the current block's `Budget` (in `prepare`):
     the wait for a worker, the job's wall time and its CPU seconds all come out of it.
 
-    ``job`` is a module-level function of a ``mediablocks.convert`` module whose arguments
+    ``job`` is a module-level function of a ``mediablocks.convert`` module (or of
+    ``mediablocks.images`` or ``mediablocks.probing``: `_worker.MODULE_PREFIX`) whose arguments
     pickle; its result is built of builtin values, `Change`, `Fraction` and dataclasses of
     ``mediablocks.convert`` modules (the reply is unpickled with that allow-list). ``what``
     (the block) and ``converter`` (``"SVG renderer"``, ``"PDF engine (PDFium)"``...) name the

@@ -84,6 +84,9 @@ class ConversionLimits:
     ``stack_bytes``: the worker's stack (``RLIMIT_STACK``; default 8 MiB). ``None`` lifts a limit.
     ``isolate``: run converters in worker processes (default); ``False`` runs them in the
     caller's process, for trusted input only: then no limit applies and a crash is the caller's.
+    ``allow_postscript``: render PostScript and EPS images with Ghostscript (default ``False``:
+    they are refused). PostScript is a program; when allowed, Ghostscript runs in a worker under
+    these limits with ``-dSAFER``, like ImageMagick's policy that disables its PS coders.
 
     These bound each worker job. `prepare` adds one budget per block on top (its
     ``time_budget``: wall and CPU seconds for everything one block costs, by kind unless given)
@@ -96,6 +99,7 @@ class ConversionLimits:
     cpu_seconds: float | None = DEFAULT_CPU_SECONDS
     stack_bytes: int | None = DEFAULT_STACK_BYTES
     isolate: bool = True
+    allow_postscript: bool = False
 
     def __post_init__(self) -> None:
         check_size("ConversionLimits", "memory_bytes", self.memory_bytes, optional=True)
@@ -103,6 +107,7 @@ class ConversionLimits:
         if self.cpu_seconds is not None:
             check_seconds("ConversionLimits", "cpu_seconds", self.cpu_seconds)
         check_bool("ConversionLimits", "isolate", self.isolate)
+        check_bool("ConversionLimits", "allow_postscript", self.allow_postscript)
         if self.memory_bytes is not None and self.memory_bytes < 64 << 20:
             raise InvalidOptionError(
                 f"ConversionLimits.memory_bytes must be at least 64 MiB (a worker's interpreter "

@@ -1,38 +1,56 @@
-"""Images Pillow cannot read by itself, made readable: SVG, JPEG XL and 16-bit PSD.
+"""Images Pillow cannot read by itself, made readable: SVG, JPEG XL, PostScript, 16-bit PSD.
 
 `convert_refused_image` is the one hook the image-fitting code calls before opening an image:
 
-- **SVG** is rendered to PNG with ``resvg-py`` (``pip install 'mediablocks[svg]'``): resvg is a
-  complete SVG renderer in Rust shipped as a wheel, with no system library (cairosvg needs the
-  cairo C library installed separately). SVGs that reference external files (``href`` to a path
-  or URL) or declare entities are refused: rendering must not read the local disk.
-- **JPEG XL** is decoded with ``pillow-jxl-plugin`` (``mediablocks[jxl]``), after a pixel-count
-  check, and passed on as a lossless PNG that fitting then treats like any other image.
+- **SVG** is rendered to PNG with ``resvg-py`` (``pip install 'mediablocks[svg]'``) in a worker
+  process: resvg is a complete SVG renderer in Rust shipped as a wheel, with no system library
+  (cairosvg needs the cairo C library installed separately). SVGs that reference external files
+  (``href`` to a path or URL) or declare entities are refused: rendering must not read the local
+  disk. The output size comes from the parsed root element (`svg_size`, so ``&#54;000`` is
+  6000) and is bounded by the target; a rendering over the pixel limit is refused in the worker.
+- **JPEG XL** is decoded with ``pillow-jxl-plugin`` (``mediablocks[jxl]``) in a worker, after
+  a pixel-count check, and passed on as a lossless PNG that fitting then treats like any other
+  image.
+- **PostScript and EPS** are refused unless the caller opts in
+  (``ConversionLimits(allow_postscript=True)``): then Ghostscript renders them in a worker
+  (`mediablocks.convert.postscript`).
 - **PSD**: Pillow reads 8-bit PSDs itself; 16-bit ones (what ImageMagick writes for a gradient)
-  it cannot, so their merged composite image (grey or RGB, raw or PackBits) is read here, scaled
-  to 8 bits, and passed on as PNG. Other PSDs Pillow refuses (32-bit float, Lab, duotone...) raise
-  `UnsupportedBlockError` saying so.
+  it cannot, so their merged composite image (grey or RGB, raw or PackBits) is read by
+  `psd_composite`, scaled to 8 bits, and passed on as PNG: in the worker that fits every PSD
+  (`mediablocks.images.fit.fit_here`). Other PSDs Pillow refuses (32-bit float, Lab,
+  duotone...) raise `UnsupportedBlockError` saying so.
 """
 
 from __future__ import annotations
 
 import re
 import struct
+import xml.parsers.expat
 from io import BytesIO
 
 from ..errors import DecodeError, ImageBombError, UnsupportedBlockError
 from ._extract import decoder_errors, require, require_installed
+from .postscript import is_postscript, render_postscript
 
-__all__ = ["convert_refused_image", "is_jxl", "is_psd", "is_svg", "unreadable_hint"]
+__all__ = [
+    "convert_refused_image",
+    "is_jxl",
+    "is_psd",
+    "is_svg",
+    "psd_composite",
+    "psd_needs_composite",
+    "svg_size",
+    "unreadable_hint",
+]
 
 _JXL_CONTAINER = b"\x00\x00\x00\x0cJXL \r\n\x87\n"
 _EXTERNAL_REF = re.compile(rb"""href\s*=\s*["']\s*(?!#|data:)[^"'\s]""", re.IGNORECASE)
-_SVG_ROOT = re.compile(rb"<svg\b[^>]*>", re.IGNORECASE | re.DOTALL)
 _LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(px|pt|pc|mm|cm|in|em|ex)?\s*$")
 _UNIT_PX = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54}
 _UNIT_PX.update({"in": 96.0, "em": 16.0, "ex": 8.0})
 _MIN_SVG_SIDE = 512
 _DEFAULT_SIDE = 2048
+_SVG_PIECE = 64 * 1024  # bytes fed to the XML parser at a time, until the root element
 
 
 def is_svg(data: bytes, mime: str | None = None) -> bool:
@@ -59,6 +77,8 @@ def unreadable_hint(data: bytes) -> str:
         return "JPEG XL is decoded only with pillow-jxl-plugin: pip install 'mediablocks[jxl]'"
     if is_psd(data):
         return "this PSD's colour mode or depth cannot be read (grey and RGB, 8 or 16 bit can)"
+    if is_postscript(data):
+        return "PostScript and EPS are rendered only with ConversionLimits(allow_postscript=True)"
     return "Pillow cannot read this image format"
 
 
@@ -74,8 +94,9 @@ def convert_refused_image(
     """``(png_bytes, change_description)`` when ``data`` had to be converted before Pillow can
     read it; None when Pillow reads it as it is.
 
-    Raises `UnsupportedBlockError` when a conversion is needed and ``convert`` is False or the
-    extra is missing, `ImageBombError` for a PSD over ``max_pixels``, `DecodeError` when broken.
+    Raises `UnsupportedBlockError` when a conversion is needed and ``convert`` is False, the
+    extra is missing or (PostScript) the caller did not opt in, `ImageBombError` over
+    ``max_pixels``, `DecodeError` when broken.
     """
     if is_svg(data, mime):
         if not convert:
@@ -85,30 +106,69 @@ def convert_refused_image(
         if not convert:
             raise UnsupportedBlockError(f"{what}: JPEG XL must be converted and convert=False")
         return jxl_to_png(data, max_pixels, what), "JPEG XL -> PNG (decoded with pillow-jxl-plugin)"
-    if is_psd(data) and not _pillow_reads(data):
+    if is_postscript(data):
         if not convert:
-            raise UnsupportedBlockError(f"{what}: this PSD must be converted and convert=False")
-        return psd_composite(data, max_pixels, what), "PSD (16-bit composite) -> PNG"
+            raise UnsupportedBlockError(f"{what}: PostScript must be rendered and convert=False")
+        png = render_postscript(data, max_side, max_pixels, what)
+        return png, "PostScript -> PNG (rendered with Ghostscript in a worker process)"
     return None
 
 
 # -- SVG ------------------------------------------------------------------------------------------
 
 
-def _svg_size(data: bytes) -> tuple[float, float] | None:
-    root = _SVG_ROOT.search(data[:65536])
-    if root is None:
+class _Root(Exception):
+    """Internal: the parser reached the root element (its attributes)."""
+
+    def __init__(self, attributes: dict[str, str]) -> None:
+        super().__init__()
+        self.attributes = attributes
+
+
+def _svg_root(data: bytes) -> dict[str, str] | None:
+    """The root element's attributes as an XML parser reads them (character references such as
+    ``&#54;000`` resolved), or None when there is no root or the document type has an internal
+    subset (which may declare entities: none is ever expanded; an external DTD is never read).
+    Linear: the parser stops at the root's start tag."""
+    parser = xml.parsers.expat.ParserCreate()
+
+    def root(name: str, attributes: dict[str, str]) -> None:
+        raise _Root(attributes)
+
+    def doctype(name: str, system: str | None, public: str | None, internal: int) -> None:
+        if internal:
+            raise _Root({})
+
+    parser.StartElementHandler = root
+    parser.StartDoctypeDeclHandler = doctype
+    try:
+        for start in range(0, len(data), _SVG_PIECE):
+            parser.Parse(data[start : start + _SVG_PIECE], False)
+        parser.Parse(b"", True)
+    except _Root as found:
+        return found.attributes or None
+    except (xml.parsers.expat.ExpatError, ValueError):
         return None
-    tag = root.group(0).decode("utf-8", "replace")
-    attrs = dict(re.findall(r'\b([\w:-]+)\s*=\s*["\']([^"\']*)["\']', tag))
-    width, height = attrs.get("width", ""), attrs.get("height", "")
-    found_w, found_h = _LENGTH.match(width), _LENGTH.match(height)
-    if found_w and found_h:
-        return (
-            float(found_w.group(1)) * _UNIT_PX[found_w.group(2) or ""],
-            float(found_h.group(1)) * _UNIT_PX[found_h.group(2) or ""],
-        )
-    box = attrs.get("viewBox", "").replace(",", " ").split()
+    return None
+
+
+def _length(value: str) -> float | None:
+    found = _LENGTH.match(value)
+    if found is None:
+        return None
+    return float(found.group(1)) * _UNIT_PX[found.group(2) or ""]
+
+
+def svg_size(data: bytes) -> tuple[float, float] | None:
+    """The SVG's natural size in pixels: its root's ``width`` and ``height`` (in px, pt, mm...),
+    else its ``viewBox``; None when neither says it (then resvg's default applies)."""
+    attributes = _svg_root(data)
+    if attributes is None:
+        return None
+    width, height = _length(attributes.get("width", "")), _length(attributes.get("height", ""))
+    if width is not None and height is not None:
+        return width, height
+    box = attributes.get("viewBox", "").replace(",", " ").split()
     if len(box) == 4:
         try:
             return float(box[2]), float(box[3])
@@ -128,7 +188,7 @@ def rasterise_svg(data: bytes, max_side: int | None, max_pixels: int | None, wha
         )
     require_installed("resvg_py", "svg", what, "rasterising SVG")
     side = max_side or _DEFAULT_SIDE
-    size = _svg_size(data)
+    size = svg_size(data)
     width: int | None = None
     height: int | None = None
     if size is not None and size[0] > 0 and size[1] > 0:
@@ -140,21 +200,35 @@ def rasterise_svg(data: bytes, max_side: int | None, max_pixels: int | None, wha
         height = max(1, round(size[1] * scale))
     from .isolation import run_isolated
 
-    return run_isolated(what, _render_svg, data, width, height, what, converter="SVG renderer")
+    limit = max_pixels if max_pixels is not None else side * side
+    return run_isolated(
+        what, _render_svg, data, width, height, what, limit, converter="SVG renderer"
+    )
 
 
-def _render_svg(data: bytes, width: int | None, height: int | None, what: str) -> bytes:
-    """resvg's PNG of ``data`` at ``width`` or ``height`` (run in a worker process)."""
+def _render_svg(
+    data: bytes, width: int | None, height: int | None, what: str, max_pixels: int | None = None
+) -> bytes:
+    """resvg's PNG of ``data`` at ``width`` or ``height`` (run in a worker process); a PNG of
+    more than ``max_pixels`` pixels is never sent back."""
     resvg = require("resvg_py", "svg", what, "rasterising SVG")
     with decoder_errors(what, "SVG"):
         text = data.decode("utf-8")
         if width is None or height is None:  # no size declared: resvg's default (100 x 100)
-            png = resvg.svg_to_bytes(svg_string=text)
+            png = bytes(resvg.svg_to_bytes(svg_string=text))
         elif height > width:  # resvg keeps the aspect ratio from the one side given
-            png = resvg.svg_to_bytes(svg_string=text, height=height)
+            png = bytes(resvg.svg_to_bytes(svg_string=text, height=height))
         else:
-            png = resvg.svg_to_bytes(svg_string=text, width=width)
-    return bytes(png)
+            png = bytes(resvg.svg_to_bytes(svg_string=text, width=width))
+    out_w, out_h = struct.unpack(">II", png[16:24]) if len(png) >= 24 else (0, 0)
+    if max_pixels is not None and out_w * out_h > max_pixels:
+        raise ImageBombError(
+            f"{what}: the SVG renders to {out_w}x{out_h} pixels, more than the limit of "
+            f"{max_pixels:,}",
+            limit=max_pixels,
+            size=out_w * out_h,
+        )
+    return png
 
 
 # -- JPEG XL --------------------------------------------------------------------------------------
@@ -185,7 +259,7 @@ def _decode_jxl(data: bytes, what: str) -> bytes:
     require("pillow_jxl", "jxl", what, "decoding JPEG XL")  # importing registers the plugin
     from PIL import Image
 
-    with decoder_errors(what, "JPEG XL"), Image.open(BytesIO(data)) as image:
+    with decoder_errors(what, "JPEG XL"), Image.open(BytesIO(data), formats=["JXL"]) as image:
         image.load()
         out = BytesIO()
         keep = image.mode if image.mode in ("RGB", "RGBA", "L", "LA") else "RGBA"
@@ -252,14 +326,17 @@ def _jxl_codestream(data: bytes, what: str) -> bytes:
 # -- PSD ------------------------------------------------------------------------------------------
 
 
-def _pillow_reads(data: bytes) -> bool:
+def psd_needs_composite(data: bytes) -> bool:
+    """True when Pillow's PSD plugin cannot read ``data`` (a 16-bit PSD): `psd_composite` must.
+
+    Run where PSDs are decoded: in a worker process (`mediablocks.images.fit.fit_here`)."""
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(BytesIO(data)):
-            return True
+        with Image.open(BytesIO(data), formats=["PSD"]):
+            return False
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
-        return False
+        return True
 
 
 def psd_composite(data: bytes, max_pixels: int | None, what: str) -> bytes:

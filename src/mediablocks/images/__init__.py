@@ -4,7 +4,10 @@
 
 1. **Bomb guard.** The pixel count is read from the header (nothing decoded) and checked against
    ``max_image_pixels`` (`DEFAULT_MAX_IMAGE_PIXELS`); too many pixels raise `ImageBombError`.
-   Pillow's own decompression-bomb warning and error never escape.
+   Pillow's own decompression-bomb warning and error never escape. Only JPEG, PNG, GIF, WebP
+   and BMP are decoded in this process (`plugins`), and only when the header shows the decode
+   is cheap (`costs`: memory and pixel passes); the rest is fitted by the same steps in a
+   worker process (`fit.fit_here`).
 2. **Nothing to do?** An image in an accepted format, within every limit, not animated where the
    provider refuses animation, upright (EXIF orientation 1 or none) and holding no private
    metadata is returned unchanged: the same bytes (`FittedImage.unchanged`).
@@ -28,7 +31,8 @@ every Pillow call runs inside one error boundary (`pillow_errors`): a broken fil
 
 Every step taken is recorded as a `Change`.
 
-The steps live in small modules: `target` (what to fit), `opening` (bomb guard, error
+The steps live in small modules: `target` (what to fit), `plugins` (which Pillow plugins run
+where), `costs` (what a decode will cost, from the header), `opening` (bomb guard, error
 boundary), `metadata` (facts and the lossless strip), `verify` (untouched images decode),
 `strips` (large PNGs in bands), `convert` (pixels), `encoding` (the byte-limit search) and `fit`
 (the order). Everything public is imported from here.

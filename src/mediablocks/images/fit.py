@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PIL import Image, ImageSequence
 from PIL.ImageFile import ImageFile
 
 from ..errors import DecodeError, UnsupportedBlockError
+from ..probing.plugins import CALLER_FORMATS, WORKER_FORMATS
 from .convert import (
     _MIME_FORMAT,
     _cmyk_to_rgb,
@@ -22,21 +22,23 @@ from .convert import (
     _transposed,
     _upright_exif,
 )
-from .encoding import MIN_JPEG_QUALITY, _encode_to_fit
+from .costs import CALLER_DECODE_BYTES, check_jpeg_scans, decode_cost
+from .encoding import MIN_JPEG_QUALITY, _encode_to_fit, _relative_size
 from .metadata import _Facts, _inspect, strip_jpeg_metadata, strip_png_metadata
 from .opening import (
     _BOMB_MESSAGE,
+    DecodeElsewhere,
     _bomb,
     _convert_refused_format,
     _heif_as_is,
-    _heif_decoder,
+    _heif_installed,
     _looks_like_heif,
     _open,
     pillow_errors,
 )
 from .strips import png_resized_in_strips
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
-from .verify import apng_problem, strip_animation, verify_decodes
+from .verify import _FRAME_PIXELS, apng_problem, strip_animation, verify_decodes
 
 # -- sizing ---------------------------------------------------------------------------------------
 
@@ -80,37 +82,135 @@ def fit_image(
     byte limit, and `DecodeError` for a broken file: one that Pillow cannot read, or, when it
     would be returned untouched, one whose image data does not decode (see `verify_decodes`).
     Nothing else escapes: every Pillow call runs inside `pillow_errors`.
+
+    Only JPEG, PNG, GIF, WebP and BMP are decoded in this process, and only when the header
+    shows the decode is cheap (`mediablocks.images.costs`); any other image, or one that would
+    cost more, is fitted the same way in a worker process under `ConversionLimits`
+    (`fit_here`).
     """
     with pillow_errors(what):
-        return _fit(data, target, mime_type, strip_metadata, convert, max_image_pixels, what)
+        changes: list[Change] = []
+        refused = _convert_refused_format(data, mime_type, target, convert, max_image_pixels, what)
+        if refused is not None:
+            data = refused[0]
+            changes.append(refused[1])
+        if _looks_like_heif(data) and not _heif_installed():
+            return _heif_as_is(data, target, strip_metadata, max_image_pixels, what)
+        try:
+            return _fit(data, target, strip_metadata, convert, max_image_pixels, what, changes)
+        except DecodeElsewhere:
+            pass
+        fitted = _fit_in_worker(data, target, strip_metadata, convert, max_image_pixels, what)
+        if not changes:
+            return fitted
+        return FittedImage(
+            fitted.data,
+            fitted.mime_type,
+            fitted.width,
+            fitted.height,
+            (*changes, *fitted.changes),
+        )
 
 
-def _fit(
+def _fit_in_worker(
     data: bytes,
     target: ImageTarget,
-    mime_type: str | None,
     strip_metadata: bool,
     convert: bool,
     max_image_pixels: int | None,
     what: str,
 ) -> FittedImage:
-    changes: list[Change] = []
-    refused = _convert_refused_format(data, mime_type, target, convert, max_image_pixels, what)
-    if refused is not None:
-        data = refused[0]
-        changes.append(refused[1])
-    if _looks_like_heif(data) and not _heif_decoder():
-        return _heif_as_is(data, target, strip_metadata, max_image_pixels, what)
-    image = _open(data, what, max_image_pixels)
+    """`fit_image` of ``data`` in a worker process under the `ConversionLimits` in scope: only
+    the fitted result comes back (the provider's byte limit bounds it)."""
+    from ..convert.isolation import run_isolated
+
+    fitted, mime, width, height, changes = run_isolated(
+        what,
+        fit_here,
+        data,
+        target,
+        strip_metadata,
+        convert,
+        max_image_pixels,
+        what,
+        converter="image decoder (Pillow)",
+    )
+    return FittedImage(fitted, mime, width, height, changes)
+
+
+def fit_here(
+    data: bytes,
+    target: ImageTarget,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+) -> tuple[bytes, str, int, int, tuple[Change, ...]]:
+    """A worker's job: `fit_decoding_here`, as data (bytes, MIME type, size, changes)."""
+    fitted = fit_decoding_here(
+        data,
+        target,
+        strip_metadata=strip_metadata,
+        convert=convert,
+        max_image_pixels=max_image_pixels,
+        what=what,
+    )
+    return fitted.data, fitted.mime_type, fitted.width, fitted.height, fitted.changes
+
+
+def fit_decoding_here(
+    data: bytes,
+    target: ImageTarget,
+    *,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+) -> FittedImage:
+    """`fit_image` decoding every format Pillow reads (`WORKER_FORMATS`) in this process,
+    whatever it costs: what a worker process runs (`fit_here`), bounded by its
+    `ConversionLimits`. SVG, JPEG XL and PostScript are converted before this."""
+    with pillow_errors(what):
+        from ..convert.raster import is_psd, psd_composite, psd_needs_composite
+
+        changes: list[Change] = []
+        if is_psd(data) and psd_needs_composite(data):
+            if not convert:
+                raise UnsupportedBlockError(f"{what}: this PSD must be converted and convert=False")
+            data = psd_composite(data, max_image_pixels, what)
+            changes.append(Change("converted", "PSD (16-bit composite) -> PNG"))
+        return _fit(
+            data, target, strip_metadata, convert, max_image_pixels, what, changes, here=True
+        )
+
+
+def _fit(
+    data: bytes,
+    target: ImageTarget,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+    changes: list[Change],
+    *,
+    here: bool = False,
+) -> FittedImage:
+    """Fit ``data``; in the caller (``here`` False) `DecodeElsewhere` when the format or the
+    decode it needs is not for the caller's process."""
+    image = _open(data, what, max_image_pixels, WORKER_FORMATS if here else CALLER_FORMATS)
     with image:
         facts = _inspect(image, data)
+        if facts.format in ("JPEG", "MPO"):
+            facts = replace(facts, scans=check_jpeg_scans(data, what))
         plan = _Plan.make(facts, target, len(data), strip_metadata)
-        if plan.nothing_to_do and not changes:
+        if plan.nothing_to_do:  # as it is (after a conversion: the PNG it made, unchanged)
             problem = apng_problem(data) if facts.format == "PNG" else None
             if problem is not None:  # the still image is a plain PNG: send that
                 return _still_of_broken_apng(data, facts, problem, what, max_image_pixels)
+            if not here:
+                _check_verify_cost(image, facts, data)
             verify_decodes(image, data, facts.format, what)
-            return FittedImage(data, facts.mime, facts.width, facts.height)
+            return FittedImage(data, facts.mime, facts.width, facts.height, tuple(changes))
         if plan.format_refused and not convert:
             raise UnsupportedBlockError(
                 f"{what}: the provider does not take {facts.mime} and convert=False"
@@ -118,13 +218,45 @@ def _fit(
         if plan.lossless_strip is not None:
             stripped = plan.lossless_strip(data)
             if target.fits_bytes(len(stripped)):
-                with _open(stripped, what, max_image_pixels) as bare:  # what is sent decodes
+                formats = WORKER_FORMATS if here else CALLER_FORMATS
+                with _open(stripped, what, max_image_pixels, formats) as bare:  # it decodes
+                    if not here:
+                        _check_verify_cost(bare, replace(facts, scans=None), stripped)
                     verify_decodes(bare, stripped, facts.format, what)
                 changes.append(_metadata_change(facts))
                 return FittedImage(stripped, facts.mime, facts.width, facts.height, tuple(changes))
         return _reencode(
-            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, data
+            image, facts, plan, target, strip_metadata, changes, what, max_image_pixels, data, here
         )
+
+
+def _let_go(image: ImageFile, frames: list[Image.Image], animated: bool) -> None:
+    """Free a still image's decoded pixels once the frames no longer are them."""
+    if not animated and all(frame is not image for frame in frames):
+        image.close()
+
+
+def _check_verify_cost(image: ImageFile, facts: _Facts, data: bytes) -> None:
+    """`DecodeElsewhere` when `verify_decodes` would cost the caller too much."""
+    if facts.format == "PNG":
+        return  # verified as a stream: CRCs and a counted inflate, no pixels held
+    if facts.format in ("JPEG", "MPO"):
+        size = (max(1, image.width // 8), max(1, image.height // 8))
+        cost = decode_cost(image, facts, data, frames=1, jpeg_size=size)
+    else:
+        animated = facts.frames > 1 and facts.frames * image.width * image.height <= _FRAME_PIXELS
+        cost = decode_cost(image, facts, data, frames=facts.frames if animated else 1, held=1)
+    if not cost.fits_caller:
+        raise DecodeElsewhere(cost.detail)
+
+
+def _check_decode_cost(
+    image: ImageFile, facts: _Facts, data: bytes, frames: int, jpeg_size: tuple[int, int] | None
+) -> None:
+    """`DecodeElsewhere` when decoding ``frames`` frames (all held) costs the caller too much."""
+    cost = decode_cost(image, facts, data, frames=frames, jpeg_size=jpeg_size)
+    if not cost.fits_caller:
+        raise DecodeElsewhere(cost.detail)
 
 
 def _still_of_broken_apng(
@@ -192,6 +324,7 @@ def _reencode(
     what: str,
     max_pixels: int | None,
     data: bytes,
+    here: bool,
 ) -> FittedImage:
     keep_animation = facts.animated and not plan.animation_refused
     if keep_animation and max_pixels is not None:
@@ -212,7 +345,12 @@ def _reencode(
             draft = _scaled(facts.width, facts.height, min(plan.scale, draft_scale), target)
         else:
             draft = (final_w, final_h)
+        if not here:
+            stored = (draft[1], draft[0]) if facts.orientation >= 5 else draft
+            _check_decode_cost(image, facts, data, 1, stored)
         _draft_jpeg(image, facts, target, draft)
+    elif here and facts.format == "JPEG2000":
+        _reduce_jpeg2000(image, facts, (final_w, final_h), data)
     frames = None
     if (
         facts.format == "PNG"
@@ -220,40 +358,48 @@ def _reencode(
         and (final_w, final_h) != (facts.width, facts.height)
     ):
         upright = (final_h, final_w) if facts.orientation >= 5 else (final_w, final_h)
+        if not here and 4 * upright[0] * upright[1] > CALLER_DECODE_BYTES:
+            raise DecodeElsewhere(f"a {upright[0]}x{upright[1]} output")
         strips = png_resized_in_strips(data, upright, what)  # memory: the output, not the input
         frames = None if strips is None else [strips]
     if frames is None:
+        if not here and facts.format not in ("JPEG", "MPO"):
+            _check_decode_cost(image, facts, data, facts.frames if keep_animation else 1, None)
         frames = _frames(image, keep_animation, what)
     if facts.frames > 1 and not keep_animation and facts.format != "MPO":
         label = "animation frames" if facts.animated else "pages"
         changes.append(Change("first_frame", f"kept the first of {facts.frames} {label}"))
-    out_frames: list[Image.Image] = []
-    for frame in frames:
-        if facts.orientation != 1:
-            frame = _transposed(frame, facts.orientation)
-        out_frames.append(frame)
+    out_frames = frames
+    del frames
     if facts.orientation != 1:
         changes.append(Change("orientation", f"applied EXIF orientation {facts.orientation}"))
     elif image.info.get("original_orientation") not in (None, 1):  # pillow-heif turns HEIF
         turned = image.info["original_orientation"]
         changes.append(Change("orientation", f"applied orientation {turned} (HEIF decoder)"))
-    first = out_frames[0]
+    # Only ``out_frames`` holds pixels from here on: each step lets the previous copy go (the
+    # decoded ones too, once a copy replaced them), so the caller holds at most two full-size
+    # copies at once. The turn comes after the resize: it moves the fewer pixels.
+    wide = out_frames[0].mode in ("I", "I;16", "I;16B", "F")
     if facts.needs_mode_change == "CMYK to RGB":
         out_frames = [_cmyk_to_rgb(frame, icc) for frame in out_frames]
         icc = None  # the pixels are sRGB now
         changes.append(Change("converted", "CMYK -> RGB"))
-    elif facts.needs_mode_change == "16-bit to 8-bit" or first.mode in ("I", "I;16", "I;16B", "F"):
+    elif facts.needs_mode_change == "16-bit to 8-bit" or wide:
         out_frames = [_to_8bit(frame) for frame in out_frames]
         changes.append(Change("converted", "16-bit -> 8-bit"))
-    first = out_frames[0]
-    out_format = _output_format(facts, plan.format_refused, first, target, keep_animation)
+    _let_go(image, out_frames, keep_animation)
+    out_format = _output_format(facts, plan.format_refused, out_frames[0], target, keep_animation)
     if out_format != _MIME_FORMAT.get(facts.mime):
         changes.append(Change("converted", f"{facts.mime} -> {_mime_of(out_format)}"))
     if (final_w, final_h) != (facts.width, facts.height):
-        decoded_w, decoded_h = out_frames[0].size
-        if decoded_w > final_w or decoded_h > final_h:  # else drafted smaller for the byte limit
-            out_frames = [_resize(frame, (final_w, final_h)) for frame in out_frames]
+        stored = (final_h, final_w) if facts.orientation >= 5 else (final_w, final_h)
+        decoded_w, decoded_h = out_frames[0].size  # as stored: not turned yet
+        if decoded_w > stored[0] or decoded_h > stored[1]:  # else drafted smaller for bytes
+            out_frames = [_resize(frame, stored) for frame in out_frames]
         changes.append(Change("resized", f"{facts.width}x{facts.height} -> {final_w}x{final_h}"))
+    if facts.orientation != 1:
+        out_frames = [_transposed(frame, facts.orientation) for frame in out_frames]
+    _let_go(image, out_frames, keep_animation)
     if facts.private and strip_metadata:
         changes.append(_metadata_change(facts))
     keep_exif = None if strip_metadata or not exif_bytes else _upright_exif(exif_bytes)
@@ -280,20 +426,6 @@ def _reencode(
             )
         )
     return FittedImage(encoded, _mime_of(out_format), width, height, tuple(changes))
-
-
-# Size of a libjpeg 4:2:0 file at a quality, relative to quality 75 (typical photos).
-_RELATIVE_SIZE: tuple[tuple[int, float], ...] = (
-    (40, 0.6), (50, 0.68), (60, 0.78), (70, 0.9), (75, 1.0),
-    (80, 1.12), (85, 1.32), (90, 1.65), (95, 2.4), (100, 5.0),
-)  # fmt: skip
-
-
-def _relative_size(quality: float) -> float:
-    for (q0, r0), (q1, r1) in itertools.pairwise(_RELATIVE_SIZE):
-        if quality <= q1:
-            return r0 + (r1 - r0) * (max(quality, q0) - q0) / (q1 - q0)
-    return _RELATIVE_SIZE[-1][1]
 
 
 def _jpeg_quality(image: Image.Image) -> float | None:
@@ -348,6 +480,38 @@ def _draft_jpeg(
         size = (final[1], final[0]) if facts.orientation >= 5 else final
     if mode != image.mode or size is not None:
         image.draft(mode, size)
+
+
+def _reduce_jpeg2000(image: ImageFile, facts: _Facts, final: tuple[int, int], data: bytes) -> None:
+    """Let OpenJPEG decode at 1/2, 1/4... of the size when the output is that small: memory
+    and time follow the reduced size (the decoder skips the finer resolution levels, of which
+    the codestream's COD marker says how many there are)."""
+    factor = 0
+    while (
+        factor < _jpeg2000_levels(data)
+        and facts.width >> (factor + 1) >= final[0]
+        and facts.height >> (factor + 1) >= final[1]
+    ):
+        factor += 1
+    if factor:
+        image.reduce = factor  # type: ignore[assignment,method-assign]
+
+
+def _jpeg2000_levels(data: bytes) -> int:
+    """Decomposition levels of a JPEG 2000 codestream (its COD marker), 0 when not found: the
+    main header's markers are walked by their lengths, 64 of them at most."""
+    pos = data.find(b"\xff\x4f\xff\x51")
+    if pos < 0:
+        return 0
+    pos += 2
+    for _ in range(64):
+        marker, length = data[pos : pos + 2], int.from_bytes(data[pos + 2 : pos + 4], "big")
+        if marker == b"\xff\x52" and len(data) > pos + 9:
+            return data[pos + 9]  # Lcod, Scod, SGcod (4 bytes), then the levels
+        if marker[:1] != b"\xff" or marker == b"\xff\x90" or length < 2:
+            return 0  # a tile part: the main header ended without a COD
+        pos += 2 + length
+    return 0
 
 
 def _frames(image: Image.Image, all_frames: bool, what: str) -> list[Image.Image]:

@@ -83,6 +83,7 @@ class _Facts:
     private: tuple[str, ...]
     needs_mode_change: str | None
     lossless_webp: bool = False
+    scans: int | None = None  # a JPEG's, once `check_jpeg_scans` counted them
 
 
 def _inspect(image: ImageFile, data: bytes) -> _Facts:
@@ -97,7 +98,7 @@ def _inspect(image: ImageFile, data: bytes) -> _Facts:
     width, height = image.size
     if orientation >= 5:
         width, height = height, width
-    frames = int(getattr(image, "n_frames", 1) or 1)
+    frames = _tiff_images(data) if fmt == "TIFF" else int(getattr(image, "n_frames", 1) or 1)
     animated = bool(getattr(image, "is_animated", False)) and fmt in ("GIF", "WEBP", "PNG")
     mode_change = None
     if image.mode == "CMYK":
@@ -129,6 +130,20 @@ def _heif_orientation(image: ImageFile, data: bytes) -> int:
     from ..probing.images import heif_has_transform
 
     return 1 if heif_has_transform(data) else original
+
+
+def _tiff_images(data: bytes) -> int:
+    """The images of a TIFF, counted by a linear walk of its IFD chain: Pillow's ``n_frames``
+    checks each IFD against a list of those seen, quadratic in their number."""
+    from ..probing._data import _BufferData
+    from ..probing.images import TIFF_PROBE_IMAGES, tiff_directories
+
+    walk = _BufferData(data)
+    walk.start_walk()
+    try:
+        return max(1, min(tiff_directories(walk, TIFF_PROBE_IMAGES)[1], TIFF_PROBE_IMAGES))
+    except Exception:  # a chain Pillow opened but the walk cannot follow: the first image
+        return 1
 
 
 def _webp_is_lossless(data: bytes) -> bool:

@@ -119,7 +119,7 @@ class _Png:
                 _chunk(b"IEND", b""),
             ]
         )
-        with Image.open(BytesIO(png)) as image:
+        with Image.open(BytesIO(png), formats=["PNG"]) as image:
             image.load()
             strip = image.crop((0, height - count, width, height))
         last = strip.crop((0, count - 1, width, count)).tobytes()

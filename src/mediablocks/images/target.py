@@ -1,15 +1,22 @@
 """What an image must fit (`ImageTarget`), what came out (`FittedImage`) and what changed.
 
-No Pillow here: `prepare` and the limits read these before any image is opened.
+No Pillow here: `prepare` and the limits read these before any image is opened. Nor pydantic:
+a worker process fitting an image (`mediablocks.images.fit.fit_here`) imports this module,
+and the provider tables of `mediablocks.limits` are only a type here.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from ..changes import DEFAULT_MAX_IMAGE_PIXELS, Change
-from ..limits import ByteMeasure, ProviderLimits, measured_size
+
+if TYPE_CHECKING:
+    from ..limits import ProviderLimits
+
+ByteMeasure = Literal["raw", "base64"]  # as `mediablocks.limits` names it
 
 __all__ = ["DEFAULT_MAX_IMAGE_PIXELS", "Change", "FittedImage", "ImageTarget"]
 
@@ -84,7 +91,8 @@ class ImageTarget:
         """True when a file of ``raw_size`` bytes is within the byte limit as counted."""
         if self.max_bytes is None:
             return True
-        return measured_size(raw_size, self.bytes_measure) <= self.max_bytes
+        counted = 4 * ((raw_size + 2) // 3) if self.bytes_measure == "base64" else raw_size
+        return counted <= self.max_bytes  # `mediablocks.limits.measured_size`'s rule
 
     @property
     def max_raw_bytes(self) -> int | None:

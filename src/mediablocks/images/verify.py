@@ -6,7 +6,9 @@ PNG with a broken compressed stream would then go to the provider and come back 
 
 - JPEG: decoded at libjpeg's 1/8 DCT scale (every coefficient is read, the pixels cost 1/64);
 - PNG: every chunk's CRC is checked and the compressed stream is inflated piece by piece and
-  counted (one piece of 1 MiB at a time), then checked to end where the header says it must;
+  counted (one piece of 1 MiB at a time, and no further than a piece past what the header
+  needs: a zlib bomb in the image data costs its header's size, not its own), then checked to
+  end where the header says it must;
 - other formats: the first frame is decoded (within the provider's pixel limits and the
   decompression-bomb limit).
 """
@@ -68,28 +70,31 @@ def _verify_png(data: bytes, what: str) -> None:
             width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body[:13])
         elif kind == b"IDAT":
             idat_seen = True
-            inflated += _inflate(inflate, body, what)
+            enough = _png_raw_size(width, height, depth, _CHANNELS.get(colour, 1), interlace)
+            if inflated <= enough + _PIECE:  # past that, more data is not less decodable
+                inflated += _inflate(inflate, body, what, enough + _PIECE - inflated)
         elif kind == b"IEND":
             ended = True
             break
         pos += 12 + length
     if not (idat_seen and ended):
         raise DecodeError(f"{what}: the PNG is truncated (no image data or no end chunk)")
-    if not inflate.eof:
-        raise DecodeError(f"{what}: the PNG's compressed image data ends too early")
     expected = _png_raw_size(width, height, depth, _CHANNELS.get(colour, 1), interlace)
+    if not inflate.eof and inflated <= expected + _PIECE:
+        raise DecodeError(f"{what}: the PNG's compressed image data ends too early")
     if inflated < expected:
         raise DecodeError(
             f"{what}: the PNG holds {inflated:,} bytes of image data; its header needs {expected:,}"
         )
 
 
-def _inflate(inflate: zlib._Decompress, body: bytes, what: str) -> int:
-    """Feed ``body`` to the stream, counting its output one bounded piece at a time."""
+def _inflate(inflate: zlib._Decompress, body: bytes, what: str, room: int) -> int:
+    """Feed ``body`` to the stream, counting its output one bounded piece at a time, until it
+    is fed or the count passes ``room``."""
     count = 0
     pending = body
     try:
-        while pending and not inflate.eof:
+        while pending and not inflate.eof and count <= room:
             count += len(inflate.decompress(pending, _PIECE))
             pending = inflate.unconsumed_tail
     except zlib.error as exc:

@@ -1,19 +1,60 @@
-"""Random access over bytes or an open file, and the bounded readers every parser uses."""
+"""Random access over bytes or an open file, and the bounded readers every parser uses.
+
+Every walker (boxes, chunks, elements, frames, pages, IFDs) takes one `_Data.step` per item it
+steps over, so one probe is bounded twice: by `PROBE_STEPS` items (each item is at least one
+byte of input, so the walk is linear in the input) and by `PROBE_SECONDS` of wall time (a
+backstop, checked every few hundred steps). Past either, the probe raises `DecodeError`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from ..errors import DecodeError
+
+PROBE_STEPS = 1_000_000
+"""Items (boxes, chunks, elements, frames, IFDs, pages) one probe may step over in all."""
+
+PROBE_SECONDS = 5.0
+"""Wall-clock seconds one probe may take before it gives up (checked between steps)."""
+
+_CHECK_EVERY = 256  # steps between two looks at the clock
 
 # -- random access over bytes or an open file -------------------------------------------------
 
 
 class _Data:
-    """Random access to media: ``at(offset, n)`` returns at most ``n`` bytes (fewer at the end)."""
+    """Random access to media: ``at(offset, n)`` returns at most ``n`` bytes (fewer at the end).
+
+    It also carries the walk budget of the probe reading it (`step`).
+    """
 
     size: int
+    steps: int = 0
+    _next_check: int = _CHECK_EVERY
+    _deadline: float = float("inf")
+
+    def start_walk(self) -> None:
+        """Begin a probe: the step count from zero, the deadline `PROBE_SECONDS` from now."""
+        self.steps = 0
+        self._next_check = _CHECK_EVERY
+        self._deadline = time.monotonic() + PROBE_SECONDS
+
+    def step(self, count: int = 1) -> None:
+        """Count ``count`` items walked; `DecodeError` past `PROBE_STEPS` or the deadline."""
+        self.steps += count
+        if self.steps < self._next_check:
+            return
+        if self.steps > PROBE_STEPS:
+            raise DecodeError(
+                f"more than {PROBE_STEPS:,} boxes, chunks or frames to walk: not a header this "
+                "probe reads"
+            )
+        self._next_check = self.steps + _CHECK_EVERY
+        if time.monotonic() > self._deadline:
+            raise DecodeError(f"reading the header took more than {PROBE_SECONDS:g} s")
 
     def at(self, offset: int, n: int) -> bytes:
         raise NotImplementedError
@@ -108,17 +149,21 @@ def _u32le(b: bytes, o: int = 0) -> int:
 
 
 _Fields = dict[str, Any]
-_MAX_ITEMS = 1_000_000  # bound on chunks/boxes/frames walked, against hostile loops
+_MAX_ITEMS = PROBE_STEPS  # an upper bound for loops that also step: never the one reached first
 
 
-def _boxes(d: _Data, start: int, end: int) -> list[tuple[bytes, int, int]]:
-    """ISO-BMFF boxes in ``[start, end)``: (type, payload offset, payload end)."""
-    found: list[tuple[bytes, int, int]] = []
+def _iter_boxes(d: _Data, start: int, end: int) -> Iterator[tuple[bytes, int, int]]:
+    """ISO-BMFF boxes in ``[start, end)``, one step each: (type, payload offset, payload end).
+
+    Every box is at least 8 bytes, so a walk reads at most ``(end - start) / 8`` headers; it
+    holds one at a time (a list of a hostile file's boxes would take 50 times its size).
+    """
     offset = start
-    while offset + 8 <= end and len(found) < 100_000:
+    while offset + 8 <= end:
+        d.step()
         header = d.at(offset, 16)
         if len(header) < 8:
-            break
+            return
         size, kind, skip = _u32be(header), header[4:8], 8
         if size == 1:
             size, skip = int.from_bytes(_need(header, 16)[8:16], "big"), 16
@@ -126,13 +171,13 @@ def _boxes(d: _Data, start: int, end: int) -> list[tuple[bytes, int, int]]:
             size = end - offset
         if size < skip:
             raise DecodeError(f"box {bytes(kind)!r} at byte {offset} has an impossible size")
-        found.append((kind, offset + skip, min(offset + size, end)))
+        yield kind, offset + skip, min(offset + size, end)
         offset += size
-    return found
 
 
 def _child(d: _Data, start: int, end: int, kind: bytes) -> tuple[int, int] | None:
-    for box, payload, box_end in _boxes(d, start, end):
+    """The first box of type ``kind`` in ``[start, end)``; the walk stops there."""
+    for box, payload, box_end in _iter_boxes(d, start, end):
         if box == kind:
             return payload, box_end
     return None

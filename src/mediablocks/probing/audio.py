@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..errors import DecodeError
 from ._data import _MAX_ITEMS, _Data, _Fields, _need, _u16be, _u16le, _u24be, _u32be, _u32le
 
@@ -10,22 +12,21 @@ from ._data import _MAX_ITEMS, _Data, _Fields, _need, _u16be, _u16le, _u24be, _u
 
 def _riff_chunks(
     d: _Data, start: int, end: int, *, big_endian: bool = False
-) -> list[tuple[bytes, int, int]]:
-    """RIFF chunks in ``[start, end)``: (id, payload offset, declared payload size).
+) -> Iterator[tuple[bytes, int, int]]:
+    """RIFF chunks in ``[start, end)``, one at a time: (id, payload offset, declared size).
 
     ``big_endian`` reads the sizes the way IFF/AIFF writes them; the layout is the same.
     """
     size_of = _u32be if big_endian else _u32le
-    found: list[tuple[bytes, int, int]] = []
     offset = start
-    while offset + 8 <= end and len(found) < 100_000:
+    while offset + 8 <= end:
+        d.step()  # every chunk is at least 8 bytes: the walk is linear in the input
         header = d.at(offset, 8)
         if len(header) < 8:
-            break
+            return
         size = size_of(header, 4)
-        found.append((header[:4], offset + 8, size))
+        yield header[:4], offset + 8, size
         offset += 8 + size + (size & 1)
-    return found
 
 
 def _wav(d: _Data) -> _Fields:
@@ -90,8 +91,8 @@ def _au(d: _Data) -> _Fields:
     width = _AU_SAMPLE_BYTES.get(encoding)
     if size == 0xFFFFFFFF:  # "unknown size": the data runs to the end of the file
         size = d.size - offset
-    if width and rate and channels:
-        out["duration"] = min(size, d.size - offset) / (width * rate * channels)
+    if width and rate and channels:  # a data offset past the end: no samples, not negative
+        out["duration"] = max(0, min(size, d.size - offset)) / (width * rate * channels)
     return out
 
 
@@ -140,6 +141,7 @@ def _ogg(d: _Data) -> _Fields:
     video: tuple[int, int, int, int] | None = None  # serial, granule shift, fps num, fps den
     offset = 0
     for _ in range(64):
+        d.step()
         page = _ogg_page(d, offset)
         if page is None or not d.at(offset + 5, 1)[0] & 0x02:  # not a beginning-of-stream page
             break
@@ -180,6 +182,7 @@ def _last_granule(d: _Data, serial: int) -> int | None:
         tail = d.at(start, d.size - start)
         pos = tail.rfind(b"OggS")
         while pos >= 0:
+            d.step()  # at most one per 4 bytes of a window of at most 1 MiB
             page = _ogg_page(d, start + pos)
             if page is not None and page[1] == serial and page[0] >= 0:
                 return page[0]
@@ -239,6 +242,7 @@ def _mpeg_audio(d: _Data) -> _Fields:
         parsed = _mp3_header(window[pos : pos + 4])
         if parsed is None:
             continue
+        d.step()  # at most one per byte of a 64 KiB window
         following = d.at(start + pos + parsed[4], 4)
         if len(following) == 4 and _mp3_header(following) is None:
             continue  # a false sync: the next frame must follow straight after
@@ -273,6 +277,7 @@ _AAC_RATES = (96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 120
 def _adts(d: _Data) -> _Fields:
     offset, frames, rate, channels = _id3_end(d), 0, 0, 0
     for _ in range(_MAX_ITEMS):
+        d.step()  # every frame is at least 7 bytes
         h = d.at(offset, 7)
         if len(h) < 7 or h[0] != 0xFF or h[1] & 0xF6 != 0xF0:
             break

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import io
 import os
 import struct
-import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import DecodeError, MediaBlocksError
 from ..fetching.policy import FetchPolicy
 from ..mime import detect_mime, normalize_mime
-from ..sources import Base64Source, PathSource
 from ._data import _BufferData, _Data, _Fields, _FileData, _RangeData, _Truncated
 from .audio import _adts, _aiff, _au, _flac, _mpeg_audio, _ogg, _wav
 from .documents import _pdf
-from .images import _gif, _heif, _jpeg, _png, _webp
+from .images import _bmp, _gif, _heif, _jpeg, _png, _tiff, _webp
 from .info import MediaInfo
 from .midi import _midi
 from .sniff import _FORMAT_MIME, _sniff
@@ -45,54 +42,24 @@ _PARSERS: dict[str, Callable[[_Data], _Fields]] = {
     "matroska": _matroska,
     "avi": _avi,
     "pdf": _pdf,
+    "tiff": _tiff,
+    "bmp": _bmp,
 }
 
 
-def _pillow_image(d: _Data) -> _Fields:
-    """Other image formats (BMP, TIFF, ICO...): Pillow reads only the header, never the pixels."""
-    from PIL import Image, UnidentifiedImageError
+def _other_image(d: _Data) -> _Fields:
+    """Other image formats (ICO, TGA, PSD, JPEG 2000...): Pillow reads the header, never the
+    pixels, and does so in a worker process (`mediablocks.probing.pillow`): its plugins are not
+    walkers this package can bound. Whatever goes wrong there is "unknown", never a crash."""
+    from .pillow import HEADER_BYTES, pillow_header_in_worker
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Pillow warns about each odd tag of a bad file
-            with Image.open(io.BufferedReader(_DataFile(d))) as image:
-                width, height = image.size
-                frames = int(getattr(image, "n_frames", 1))
-                orientation = image.getexif().get(0x0112)
-    except (UnidentifiedImageError, Image.DecompressionBombError):
-        return {}
-    except Exception:  # a third-party parser on hostile bytes: "unknown", never a crash
+        width, height, frames, orientation = pillow_header_in_worker(d.at(0, HEADER_BYTES), "image")
+    except MediaBlocksError:
         return {}
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return {"width": width, "height": height, "frames": frames}
-
-
-class _DataFile(io.RawIOBase):
-    """A read-only file over `_Data`, so Pillow can open it without a copy of the whole buffer."""
-
-    def __init__(self, d: _Data) -> None:
-        self.d, self.position = d, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self.position, 2: self.d.size}[whence]
-        self.position = max(0, base + offset)
-        return self.position
-
-    def tell(self) -> int:
-        return self.position
-
-    def readinto(self, buffer: Any) -> int:
-        chunk = self.d.at(self.position, len(buffer))
-        buffer[: len(chunk)] = chunk
-        self.position += len(chunk)
-        return len(chunk)
 
 
 _WEAK_SNIFFS = frozenset({"adts", "mpeg-audio"})
@@ -100,6 +67,7 @@ _WEAK_SNIFFS = frozenset({"adts", "mpeg-audio"})
 
 
 def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
+    d.start_walk()
     kind = _sniff(d)
     if mime == "application/octet-stream":
         mime = None  # "unknown" to the caller: our own signatures may know better
@@ -115,7 +83,7 @@ def _probe(d: _Data, mime: str | None, what: str) -> MediaInfo:
     )
     parser = _PARSERS.get(kind or "")
     if parser is None and mime.startswith("image/"):
-        parser = _pillow_image
+        parser = _other_image
     if parser is None:
         return MediaInfo(mime_type=mime)
     try:
@@ -152,6 +120,8 @@ def probe(block: MediaBlock, policy: FetchPolicy | None = None) -> MediaInfo:
     (cached, so sending the block later does not read it again). A URL is fetched through
     ``block.read(policy)``. A provider file id raises `SourceError`: its bytes are not here.
     """
+    from ..sources import Base64Source, PathSource  # pydantic: not for a worker's walkers
+
     source = block.source
     what = block.describe()
     if isinstance(source, PathSource) and not source.loaded:

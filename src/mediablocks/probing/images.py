@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Literal
 
 from ..errors import DecodeError
 from ._data import (
     _MAX_ITEMS,
-    _boxes,
     _child,
     _Data,
     _Fields,
+    _iter_boxes,
     _need,
     _Truncated,
     _u16be,
@@ -31,6 +32,7 @@ def _png(d: _Data) -> _Fields:
     out: _Fields = {"width": _u32be(ihdr, 8), "height": _u32be(ihdr, 12), "frames": 1}
     offset, delays, animated = 8, 0.0, False
     for _ in range(_MAX_ITEMS):
+        d.step()  # every chunk is at least 12 bytes
         header = d.at(offset, 34)
         if len(header) < 8:
             break
@@ -57,6 +59,7 @@ def _gif(d: _Data) -> _Fields:
 
     def skip_sub_blocks(pos: int) -> int:
         for _ in range(d.size + 1):
+            d.step()  # every sub-block is at least its length byte
             length = d.at(pos, 1)
             if not length:
                 raise _Truncated
@@ -67,6 +70,7 @@ def _gif(d: _Data) -> _Fields:
 
     try:
         for _ in range(_MAX_ITEMS):
+            d.step()
             marker = d.at(offset, 1)
             if marker == b"\x2c":
                 desc = _need(d.at(offset, 10), 10)
@@ -118,6 +122,7 @@ def _webp(d: _Data) -> _Fields:
     offset, frames, duration = 12, 0, 0
     end = min(d.size, 8 + _u32le(d.at(4, 4)))
     for _ in range(_MAX_ITEMS):
+        d.step()  # every chunk is at least 8 bytes
         header = d.at(offset, 24)
         if len(header) < 8 or offset >= end:
             break
@@ -152,6 +157,7 @@ _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 
 def _jpeg(d: _Data) -> _Fields:
     offset, orientation = 2, None
     for _ in range(_MAX_ITEMS):
+        d.step()  # every marker is at least 2 bytes (a fill byte: 1)
         header = d.at(offset, 4)
         if len(header) < 2:
             raise _Truncated
@@ -241,7 +247,8 @@ def _primary_properties(d: _Data) -> list[tuple[bytes, int, int]] | None:
     ipco = _child(d, iprp[0], iprp[1], b"ipco")
     if ipco is None:
         return None
-    props = _boxes(d, ipco[0], ipco[1])
+    # ipma indexes properties with 7 or 15 bits: no more than 32,767 can be chosen
+    props = list(itertools.islice(_iter_boxes(d, ipco[0], ipco[1]), 32_767))
     chosen: list[int] = []
     ipma = _child(d, iprp[0], iprp[1], b"ipma")
     if ipma is not None and primary is not None:
@@ -249,6 +256,7 @@ def _primary_properties(d: _Data) -> list[tuple[bytes, int, int]] | None:
         version, flags = body[0], _u32be(body) & 0xFFFFFF
         pos, count = 8, _u32be(body, 4)
         for _ in range(min(count, 100_000)):
+            d.step()  # every association is at least 3 bytes of a body of at most 1 MiB
             item = _u16be(body, pos) if version < 1 else _u32be(body, pos)
             pos += 2 if version < 1 else 4
             n = _need(body, pos + 1)[pos]
@@ -269,7 +277,7 @@ def _primary_properties(d: _Data) -> list[tuple[bytes, int, int]] | None:
 
 def _image_sequence(d: _Data, moov: tuple[int, int]) -> _Fields:
     out = _mp4(d)
-    for kind, payload, end in _boxes(d, moov[0], moov[1]):
+    for kind, payload, end in _iter_boxes(d, moov[0], moov[1]):
         mdia = _child(d, payload, end, b"mdia") if kind == b"trak" else None
         hdlr = _child(d, mdia[0], mdia[1], b"hdlr") if mdia else None
         if mdia is None or hdlr is None or d.at(hdlr[0] + 8, 4) not in (b"pict", b"vide"):
@@ -287,3 +295,82 @@ def _image_sequence(d: _Data, moov: tuple[int, int]) -> _Fields:
             out["frames"] = _u32be(d.at((stsz or stz2 or (0, 0))[0] + 8, 4))
         break
     return {k: v for k, v in out.items() if k in ("width", "height", "frames", "duration")}
+
+
+_TIFF_WIDTH, _TIFF_HEIGHT, _TIFF_ORIENTATION = 256, 257, 274
+_TIFF_TYPE_BYTES = {3: 2, 4: 4, 16: 8}  # SHORT, LONG, LONG8: the types a size is written in
+
+
+def tiff_directories(d: _Data, limit: int) -> tuple[_Fields, int]:
+    """The first image's size and orientation, and how many images (IFDs) the chain holds, at
+    most ``limit`` (a count past it is reported as ``limit + 1``).
+
+    One step per IFD: two small reads each (its entry count, its next pointer); only the first
+    IFD's entries are read. A pointer back to an IFD already seen ends the chain (a loop).
+    """
+    head = _need(d.at(0, 16), 8)
+    order = head[:2]
+    if order not in (b"II", b"MM"):
+        raise DecodeError("TIFF without a byte order")
+    endian: Literal["little", "big"] = "little" if order == b"II" else "big"
+    big = int.from_bytes(head[2:4], endian) == 43
+    count_size, entry_size, pointer_size = (8, 20, 8) if big else (2, 12, 4)
+    offset = int.from_bytes(_need(head, 16)[8:16] if big else head[4:8], endian)
+    fields: _Fields = {}
+    seen: set[int] = set()
+    images = 0
+    while offset and offset not in seen and images <= limit:
+        d.step()
+        seen.add(offset)
+        raw_count = d.at(offset, count_size)
+        if len(raw_count) < count_size and images:
+            break  # a later IFD cut short: the images before it still count
+        count = int.from_bytes(_need(raw_count, count_size), endian)
+        if images == 0:
+            fields = _tiff_first_directory(d, offset + count_size, min(count, 4096), big, endian)
+        images += 1
+        pointer = d.at(offset + count_size + count * entry_size, pointer_size)
+        if len(pointer) < pointer_size:
+            break  # no readable next pointer: the chain ends here
+        offset = int.from_bytes(pointer, endian)
+    if not images:
+        raise DecodeError("TIFF without an image directory")
+    return fields, images
+
+
+def _tiff_first_directory(
+    d: _Data, start: int, count: int, big: bool, endian: Literal["little", "big"]
+) -> _Fields:
+    entry_size = 20 if big else 12
+    entries = d.at(start, count * entry_size)
+    found: dict[int, int] = {}
+    for i in range(len(entries) // entry_size):
+        entry = entries[i * entry_size : (i + 1) * entry_size]
+        tag = int.from_bytes(entry[:2], endian)
+        width = _TIFF_TYPE_BYTES.get(int.from_bytes(entry[2:4], endian))
+        if tag in (_TIFF_WIDTH, _TIFF_HEIGHT, _TIFF_ORIENTATION) and width is not None:
+            value_at = 12 if big else 8
+            found[tag] = int.from_bytes(entry[value_at : value_at + width], endian)
+    width, height = found.get(_TIFF_WIDTH, 0), found.get(_TIFF_HEIGHT, 0)
+    if found.get(_TIFF_ORIENTATION) in (5, 6, 7, 8):
+        width, height = height, width
+    return {"width": width, "height": height}
+
+
+TIFF_PROBE_IMAGES = 100_000
+"""Images (IFDs) of a TIFF that `probe` counts; a longer chain is reported as that many."""
+
+
+def _tiff(d: _Data) -> _Fields:
+    fields, images = tiff_directories(d, TIFF_PROBE_IMAGES)
+    return {**fields, "frames": min(images, TIFF_PROBE_IMAGES)}
+
+
+def _bmp(d: _Data) -> _Fields:
+    """BMP: the DIB header's size (a negative height is a top-down image)."""
+    head = _need(d.at(0, 26), 18)
+    if _u32le(head, 14) == 12:  # BITMAPCOREHEADER: 16-bit sizes
+        return {"width": _u16le(head, 18), "height": _u16le(head, 20), "frames": 1}
+    width = int.from_bytes(_need(head, 26)[18:22], "little", signed=True)
+    height = int.from_bytes(head[22:26], "little", signed=True)
+    return {"width": abs(width), "height": abs(height), "frames": 1}

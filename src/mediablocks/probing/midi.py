@@ -14,6 +14,7 @@ __all__ = ["_midi"]
 
 _DEFAULT_TEMPO = 500_000  # microseconds per quarter note (120 beats a minute)
 _MAX_TRACKS = 65_535
+_EVENTS_PER_STEP = 256
 
 
 def _midi(d: _Data) -> _Fields:
@@ -34,11 +35,12 @@ def _midi(d: _Data) -> _Fields:
         if len(chunk) < 8:
             break
         length = int.from_bytes(chunk[4:8], "big")
+        d.step()  # a chunk is at least 8 bytes
         body = d.at(offset + 8, length)
         offset += 8 + length
         if chunk[:4] != b"MTrk":
             continue  # an unknown chunk is skipped, as the format says
-        end_tick = max(end_tick, _track(body, tempos))
+        end_tick = max(end_tick, _track(d, body, tempos))
     if division & 0x8000:  # SMPTE: frames a second and ticks a frame, no tempo
         frames = 256 - (division >> 8)
         ticks = division & 0xFF
@@ -48,11 +50,16 @@ def _midi(d: _Data) -> _Fields:
     return {} if seconds is None else {"duration": seconds}
 
 
-def _track(body: bytes, tempos: list[tuple[int, int]]) -> int:
-    """Walk one track's events; collect its tempo changes; return its last tick."""
-    position, tick, status = 0, 0, 0
+def _track(d: _Data, body: bytes, tempos: list[tuple[int, int]]) -> int:
+    """Walk one track's events; collect its tempo changes; return its last tick. Every event
+    takes at least one byte (its delta time), and events are counted against the probe's
+    steps and deadline a batch at a time."""
+    position, tick, status, events = 0, 0, 0, 0
     size = len(body)
     while position < size:
+        events += 1
+        if events % _EVENTS_PER_STEP == 0:
+            d.step(_EVENTS_PER_STEP)
         delta, position = _varint(body, position)
         tick += delta
         if position >= size:

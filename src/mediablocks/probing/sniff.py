@@ -30,6 +30,10 @@ def _sniff(d: _Data) -> str | None:
         return "flac"
     if head[:4] == b".snd":
         return "au"
+    if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
+        return "tiff"
+    if head[:2] == b"BM" and len(head) >= 18 and head[14] in (12, 16, 40, 52, 56, 64, 108, 124):
+        return "bmp"
     if head[:4] == b"OggS":
         return "ogg"
     if head[:4] == b"MThd":
@@ -76,4 +80,6 @@ _FORMAT_MIME = {
     "adts": "audio/aac",
     "au": "audio/basic",
     "midi": "audio/midi",
+    "tiff": "image/tiff",
+    "bmp": "image/bmp",
 }

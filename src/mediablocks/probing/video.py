@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Iterator
 
 from ..errors import DecodeError
-from ._data import _boxes, _child, _Data, _Fields, _need, _Truncated, _u16be, _u16le, _u32be, _u32le
+from ._data import (
+    _child,
+    _Data,
+    _Fields,
+    _iter_boxes,
+    _need,
+    _Truncated,
+    _u16be,
+    _u16le,
+    _u32be,
+    _u32le,
+)
 from .audio import _riff_chunks
 
 # -- video containers -------------------------------------------------------------------------
@@ -20,26 +32,31 @@ def _full_box_times(body: bytes) -> tuple[int, int]:
 
 
 def _mp4(d: _Data) -> _Fields:
+    """Duration, picture size, sample rate and channels from the ``moov`` box.
+
+    The ``moov`` children are walked once, one at a time: each ``trak`` and ``mvex`` is read
+    within its own range, and the movie header (``mvhd``) is read once, not once per ``mvex``.
+    """
     moov = _child(d, 0, d.size, b"moov")
     if moov is None:
         raise DecodeError("MP4/MOV without a moov box")
     out: _Fields = {}
-    for kind, payload, end in _boxes(d, moov[0], moov[1]):
+    scale = 0
+    mehd: tuple[int, int] | None = None  # a fragmented movie's length: the first one found
+    for kind, payload, end in _iter_boxes(d, moov[0], moov[1]):
         if kind == b"mvhd":
             scale, duration = _full_box_times(d.at(payload, 32))
             if scale and duration and duration not in (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):
                 out["duration"] = duration / scale
-        elif kind == b"mvex" and "duration" not in out:
+        elif kind == b"mvex" and mehd is None:
             mehd = _child(d, payload, end, b"mehd")
-            mvhd = _child(d, moov[0], moov[1], b"mvhd")
-            if mehd and mvhd:
-                body = d.at(mehd[0], 12)
-                length = int.from_bytes(body[4:12], "big") if body[0] == 1 else _u32be(body, 4)
-                scale = _full_box_times(d.at(mvhd[0], 32))[0]
-                if scale and length:
-                    out["duration"] = length / scale
         elif kind == b"trak":
             _mp4_track(d, payload, end, out)
+    if "duration" not in out and scale and mehd is not None:
+        body = d.at(mehd[0], 12)
+        length = int.from_bytes(body[4:12], "big") if body[0] == 1 else _u32be(body, 4)
+        if length:
+            out["duration"] = length / scale
     return out
 
 
@@ -79,10 +96,10 @@ def _mp4_channels(d: _Data, mdia: tuple[int, int]) -> int | None:
     stsd = _child(d, stbl[0], stbl[1], b"stsd") if stbl else None
     if stsd is None:
         return None
-    entries = _boxes(d, stsd[0] + 8, stsd[1])
-    if not entries:
+    entry = next(_iter_boxes(d, stsd[0] + 8, stsd[1]), None)
+    if entry is None:
         return None
-    _, body, end = entries[0]
+    _, body, end = entry
     version = _u16be(d.at(body + 8, 2))
     if version == 2:  # QuickTime sound description v2: a 32-bit count further on
         channels: int | None = _u32be(d.at(body + 40, 4))
@@ -162,23 +179,22 @@ def _ebml_vint(d: _Data, offset: int, strip: bool) -> tuple[int, int]:
     return value, length
 
 
-def _ebml_children(d: _Data, start: int, end: int) -> list[tuple[int, int, int]]:
-    """EBML elements in ``[start, end)``: (id, payload offset, payload end)."""
-    found: list[tuple[int, int, int]] = []
+def _ebml_children(d: _Data, start: int, end: int) -> Iterator[tuple[int, int, int]]:
+    """EBML elements in ``[start, end)``, one at a time: (id, payload offset, payload end)."""
     offset = start
-    while offset < end and len(found) < 100_000:
+    while offset < end:
+        d.step()  # every element is at least 2 bytes (an id and a size)
         try:
             element, id_len = _ebml_vint(d, offset, strip=False)
             size, size_len = _ebml_vint(d, offset + id_len, strip=True)
         except _Truncated:
-            break
+            return
         payload = offset + id_len + size_len
         stop = end if size < 0 else min(payload + size, end)
-        found.append((element, payload, stop))
+        yield element, payload, stop
         if element == _EBML_CLUSTER:
-            break  # media data follows: Info and Tracks come before it in practice
+            return  # media data follows: Info and Tracks come before it in practice
         offset = stop
-    return found
 
 
 def _ebml_uint(d: _Data, start: int, end: int) -> int:
@@ -217,9 +233,10 @@ def _matroska(d: _Data) -> _Fields:
 
 
 def _matroska_track(d: _Data, start: int, end: int, out: _Fields) -> None:
-    children = _ebml_children(d, start, end)
-    codec = next((d.at(s, min(e - s, 16)) for i, s, e in children if i == 0x86), b"")
-    for element, c_start, c_end in children:
+    codec = next(
+        (d.at(s, min(e - s, 16)) for i, s, e in _ebml_children(d, start, end) if i == 0x86), b""
+    )
+    for element, c_start, c_end in _ebml_children(d, start, end):  # walked again, not kept
         if element == 0xE0 and "width" not in out:
             for child, v_start, v_end in _ebml_children(d, c_start, c_end):
                 if child == 0xB0:
@@ -251,6 +268,7 @@ def _avi(d: _Data) -> _Fields:
         raise DecodeError("AVI without an hdrl list")
     chunks = _riff_chunks(d, hdrl[0], hdrl[1])
     avih = next((payload for kind, payload, _ in chunks if kind == b"avih"), None)
+    chunks = _riff_chunks(d, hdrl[0], hdrl[1])  # walked again, not kept
     if avih is None:
         raise DecodeError("AVI without an avih header")
     header = _need(d.at(avih, 40), 40)
@@ -266,8 +284,15 @@ def _avi(d: _Data) -> _Fields:
 
 def _avi_audio(d: _Data, start: int, end: int, out: _Fields) -> None:
     """Sample rate and channels of the first audio stream (its strf WAVEFORMATEX)."""
-    chunks = {kind: payload for kind, payload, _ in _riff_chunks(d, start, end)}
-    if "sample_rate" in out or b"strh" not in chunks or b"strf" not in chunks:
+    if "sample_rate" in out:
+        return
+    chunks: dict[bytes, int] = {}  # the first strh and strf
+    for kind, payload, _ in _riff_chunks(d, start, end):
+        if kind in (b"strh", b"strf") and kind not in chunks:
+            chunks[kind] = payload
+        if len(chunks) == 2:
+            break
+    if b"strh" not in chunks or b"strf" not in chunks:
         return
     if d.at(chunks[b"strh"], 4) == b"auds":
         fmt = _need(d.at(chunks[b"strf"], 8), 8)
