@@ -206,6 +206,16 @@ def test_a_jpeg_of_many_scans_under_the_limit_is_decoded_in_a_worker() -> None:
     assert seconds < 0.5  # the decode ran elsewhere
 
 
+def test_a_plan_for_inspect_refuses_or_moves_a_scan_bomb_as_fitting_does() -> None:
+    from mediablocks.images.plan import plan_image
+
+    with pytest.raises(ImageBombError, match=r"a JPEG of 15,0\d\d scans"):
+        plan_image(repeated_scan_jpeg(15_000), ANY, what="scans.jpg")
+    planned, seconds = _cpu(lambda: plan_image(repeated_scan_jpeg(400), ANY, what="scans.jpg"))
+    assert "resized" in [change.kind for change in planned]  # type: ignore[attr-defined]
+    assert seconds < 0.5  # the check that it decodes ran in a worker
+
+
 def test_a_tiff_of_thirty_thousand_images_costs_the_caller_nothing() -> None:
     data = chained_tiff(30_000)  # Pillow's n_frames: 10-30 s, quadratic
     fitted, seconds = _cpu(lambda: fit_image(data, ANY, what="pages.tif"))

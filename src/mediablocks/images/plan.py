@@ -11,14 +11,18 @@ to their header (a HEIC is decoded whole, which is what this avoids).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ..probing.plugins import CALLER_FORMATS, WORKER_FORMATS
 from .convert import _MIME_FORMAT, _mime_of
-from .fit import _metadata_change, _Plan, _scaled
+from .costs import check_jpeg_scans
+from .fit import _check_verify_cost, _metadata_change, _Plan, _scaled
 from .metadata import _inspect
-from .opening import _open, pillow_errors
+from .opening import DecodeElsewhere, _open, pillow_errors
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, ImageTarget
 from .verify import verify_decodes
 
-__all__ = ["PLANNED_TYPES", "plan_image"]
+__all__ = ["PLANNED_TYPES", "plan_here", "plan_image"]
 
 PLANNED_TYPES = frozenset(
     {
@@ -52,12 +56,55 @@ def plan_image(
     provider refuses with ``convert=False``; with ``verify``, an image sent as it is whose data
     does not decode raises `DecodeError` (the check `fit_image` makes). A resize or conversion
     is named with the size and type it leads to, in `fit_image`'s words; the JPEG quality is not
-    predicted.
+    predicted. A format the caller does not open (HEIF, AVIF, TIFF...) is planned in a worker
+    process, as `fit_image` fits it there.
     """
+    args = (data, target, strip_metadata, convert, max_image_pixels, what, verify)
+    try:
+        return _plan(*args, CALLER_FORMATS)
+    except DecodeElsewhere:
+        pass
+    from ..convert.isolation import run_isolated
+
+    planned: tuple[Change, ...] = run_isolated(
+        what, plan_here, *args, converter="image header reader (Pillow)"
+    )
+    return planned
+
+
+def plan_here(
+    data: bytes,
+    target: ImageTarget,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+    verify: bool,
+) -> tuple[Change, ...]:
+    """A worker's job: `plan_image` with the plugins of `WORKER_FORMATS`."""
+    return _plan(
+        data, target, strip_metadata, convert, max_image_pixels, what, verify, WORKER_FORMATS
+    )
+
+
+def _plan(
+    data: bytes,
+    target: ImageTarget,
+    strip_metadata: bool,
+    convert: bool,
+    max_image_pixels: int | None,
+    what: str,
+    verify: bool,
+    formats: tuple[str, ...],
+) -> tuple[Change, ...]:
+    """`plan_image` with Pillow's plugins of ``formats`` (`DecodeElsewhere` in the caller for
+    what only a worker opens, or decodes at the cost the check would take)."""
     with pillow_errors(what):
-        image = _open(data, what, max_image_pixels)
+        image = _open(data, what, max_image_pixels, formats)
         with image:
             facts = _inspect(image, data)
+            if facts.format in ("JPEG", "MPO"):  # a scan bomb is refused as fitting refuses it
+                facts = replace(facts, scans=check_jpeg_scans(data, what))
             plan = _Plan.make(facts, target, len(data), strip_metadata)
             if plan.format_refused and not convert:
                 from ..errors import UnsupportedBlockError
@@ -68,6 +115,8 @@ def plan_image(
             alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
             if verify and facts.format in ("JPEG", "MPO", "PNG"):
                 # What fitting would decode (or send) must decode: checked at a bounded cost.
+                if formats is CALLER_FORMATS:
+                    _check_verify_cost(image, facts, data)  # a scan bomb: in a worker
                 verify_decodes(image, data, facts.format, what)
             if plan.nothing_to_do:
                 return ()
