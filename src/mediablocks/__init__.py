@@ -97,9 +97,9 @@ if TYPE_CHECKING:
         ImageBlock,
         MediaBlock,
         VideoBlock,
-        media_block,
         sanitize_filename,
     )
+    from .media_input import media_block
     from .message_input import dump_messages, load_messages
     from .messages import (
         AssistantMessage,
@@ -305,7 +305,7 @@ _EXPORTS: dict[str, str] = {
     "list_uploads": ".uploading",
     "load_history": ".history.storage",
     "load_messages": ".message_input",
-    "media_block": ".media",
+    "media_block": ".media_input",
     "media_summary": ".history.storage",
     "merge_consecutive": ".history",
     "mime_kind": ".mime",

@@ -63,7 +63,8 @@ from .blocks import (
 )
 from .errors import DecodeError
 from .fetching.policy import FetchPolicy
-from .media import AudioBlock, ImageBlock, MediaBlock, media_block
+from .media import AudioBlock, ImageBlock, MediaBlock
+from .media_input import media_block
 from .sources._trust import loading
 from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage

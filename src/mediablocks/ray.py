@@ -37,7 +37,7 @@ from typing import Any, Literal
 from .batch import batch_line
 from .blocks import TextBlock
 from .errors import InvalidOptionError, TooLargeError
-from .media import media_block
+from .media_input import media_block
 from .messages import Message, UserMessage
 from .preparing import prepare as prepare_messages
 

@@ -31,7 +31,7 @@ from mediablocks.errors import (
     MediaBlocksError,
     UnsupportedBlockError,
 )
-from mediablocks.media import media_block
+from mediablocks.media_input import media_block
 from tests.conftest import TESTDATA, load_manifest
 
 DOCS = TESTDATA / "document"

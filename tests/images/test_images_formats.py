@@ -16,7 +16,8 @@ from PIL import Image, ImageSequence, UnidentifiedImageError
 import mediablocks as mb
 from mediablocks.errors import BrokenMediaError, DoesNotFitError, MediaBlocksError
 from mediablocks.images.verify import apng_problem, strip_animation
-from mediablocks.media import AudioBlock, ImageBlock, media_block
+from mediablocks.media import AudioBlock, ImageBlock
+from mediablocks.media_input import media_block
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import prepare_with_report
 from tests.conftest import TESTDATA

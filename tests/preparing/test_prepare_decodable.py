@@ -20,7 +20,8 @@ import pytest
 
 from mediablocks.blocks import TextBlock, ToolResultBlock
 from mediablocks.errors import DoesNotFitError, MediaBlocksError
-from mediablocks.media import MediaBlock, media_block
+from mediablocks.media import MediaBlock
+from mediablocks.media_input import media_block
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import prepare_with_report
 from mediablocks.providers.registry import PROVIDERS

@@ -13,7 +13,8 @@ import pytest
 from mediablocks import ConversionLimits
 from mediablocks.convert.verify import check_audio_decodes, check_pdf_opens, check_video_decodes
 from mediablocks.errors import DecodeError, DoesNotFitError
-from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock, media_block
+from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock
+from mediablocks.media_input import media_block
 from mediablocks.messages import UserMessage
 from mediablocks.mime import detect_mime
 from mediablocks.preparing import prepare, prepare_with_report

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from mediablocks.errors import DecodeError, MediaBlocksError, SourceError
-from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock, media_block
+from mediablocks.media import AudioBlock, FileBlock, ImageBlock, VideoBlock
+from mediablocks.media_input import media_block
 from mediablocks.probing import MediaInfo, probe, probe_bytes
 from tests.conftest import TESTDATA, load_manifest
 

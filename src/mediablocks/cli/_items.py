@@ -10,7 +10,8 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from ..fetching import fetch
-from ..media import MediaBlock, media_block
+from ..media import MediaBlock
+from ..media_input import media_block
 from ..mime import HEADER_WINDOW
 from ._wording import ItemError
 

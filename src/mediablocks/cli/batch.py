@@ -28,7 +28,7 @@ from ..batch import BATCH_PROVIDERS, REQUIRED_FIELDS, batch_line
 from ..blocks import TextBlock
 from ..errors import PathNotAllowedError, SourceError
 from ..fetching.policy import current_policy
-from ..media import media_block
+from ..media_input import media_block
 from ..messages import Message, UserMessage
 from ..preparing import prepare
 from ..providers import canonical_provider

@@ -20,7 +20,7 @@ from typing import Literal
 
 from ..blocks import TextBlock, ToolResultBlock
 from ..errors import InvalidOptionError
-from ..media import media_block
+from ..media_input import media_block
 from ..sources.media_store import MIN_PREFIX, MediaStore, check_prefix, checked_get
 from ..tools import Tool
 

@@ -38,7 +38,8 @@ from urllib.parse import unquote, urlsplit
 from ..blocks import ContentBlock, RawBlock, TextBlock, ToolResultBlock
 from ..datauri import is_data_uri
 from ..errors import DecodeError, InvalidOptionError, MediaBlocksError, SourceError
-from ..media import ImageBlock, MediaBlock, media_block
+from ..media import ImageBlock, MediaBlock
+from ..media_input import media_block
 from ..mime import mime_kind, normalize_mime
 from ._common import as_content, media_from_base64, plain
 from ._mcp_out import to_mcp

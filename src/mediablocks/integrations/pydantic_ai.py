@@ -27,7 +27,8 @@ from ..blocks import (
     ToolResultBlock,
 )
 from ..errors import DecodeError
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock, media_block
+from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ..media_input import media_block
 from ..messages import (
     AssistantMessage,
     CustomMessage,

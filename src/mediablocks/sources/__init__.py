@@ -36,7 +36,7 @@ from ..errors import BlockedURLError, PathNotAllowedError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
 from ._confined import Confinement
-from ._files import open_regular, read_capped, read_window
+from ._files import open_regular, path_from_file_uri, read_capped, read_window
 from ._flight import FreshLock, Loader
 from ._trust import Allowance, current_allowance
 
@@ -583,24 +583,3 @@ Source = Annotated[
     Field(discriminator="kind"),
 ]
 """Any media source, tagged by ``kind`` in JSON."""
-
-
-def path_from_file_uri(uri: str) -> str:
-    """The local path of a ``file:`` URI: ``file:/a/b``, ``file:///a/b``, ``file://localhost/a/b``.
-
-    Percent-escapes are decoded. A remote host (``file://server/share``) is refused.
-    """
-    from urllib.parse import unquote, urlsplit
-    from urllib.request import url2pathname
-
-    parts = urlsplit(uri)
-    if parts.scheme.lower() != "file":
-        raise ValueError(f"not a file: URI: {uri!r}")
-    if parts.netloc not in ("", "localhost"):
-        raise ValueError(
-            f"file: URI names a remote host {parts.netloc!r}; only local files are read"
-        )
-    path = parts.path
-    if not path:
-        raise ValueError(f"file: URI has no path: {uri!r}")
-    return url2pathname(path) if os.name == "nt" else unquote(path)

@@ -16,7 +16,7 @@ from typing import BinaryIO
 from ..errors import FileTooLargeError, SourceError
 from ._confined import Confinement, confined_open, kind_of, plain_open, refusal
 
-__all__ = ["open_descriptor", "open_regular", "read_capped", "read_window"]
+__all__ = ["open_descriptor", "open_regular", "path_from_file_uri", "read_capped", "read_window"]
 
 _CHUNK = 1024 * 1024
 """Bytes asked for per read once a file has gone past the size it had when opened."""
@@ -109,3 +109,24 @@ def read_window(path: str, n: int, what: str, confine: Confinement | None = None
         return _read_upto(fd, n, min(size, n), what)
     finally:
         os.close(fd)
+
+
+def path_from_file_uri(uri: str) -> str:
+    """The local path of a ``file:`` URI: ``file:/a/b``, ``file:///a/b``, ``file://localhost/a/b``.
+
+    Percent-escapes are decoded. A remote host (``file://server/share``) is refused.
+    """
+    from urllib.parse import unquote, urlsplit
+    from urllib.request import url2pathname
+
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
+        raise ValueError(f"not a file: URI: {uri!r}")
+    if parts.netloc not in ("", "localhost"):
+        raise ValueError(
+            f"file: URI names a remote host {parts.netloc!r}; only local files are read"
+        )
+    path = parts.path
+    if not path:
+        raise ValueError(f"file: URI has no path: {uri!r}")
+    return url2pathname(path) if os.name == "nt" else unquote(path)
