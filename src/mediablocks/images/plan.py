@@ -61,7 +61,7 @@ def plan_image(
     """
     args = (data, target, strip_metadata, convert, max_image_pixels, what, verify)
     try:
-        return _plan(*args, CALLER_FORMATS)
+        return plan_here(*args, False)
     except DecodeElsewhere:
         pass
     from ..convert.isolation import run_isolated
@@ -80,25 +80,12 @@ def plan_here(
     max_image_pixels: int | None,
     what: str,
     verify: bool,
+    here: bool = True,
 ) -> tuple[Change, ...]:
-    """A worker's job: `plan_image` with the plugins of `WORKER_FORMATS`."""
-    return _plan(
-        data, target, strip_metadata, convert, max_image_pixels, what, verify, WORKER_FORMATS
-    )
-
-
-def _plan(
-    data: bytes,
-    target: ImageTarget,
-    strip_metadata: bool,
-    convert: bool,
-    max_image_pixels: int | None,
-    what: str,
-    verify: bool,
-    formats: tuple[str, ...],
-) -> tuple[Change, ...]:
-    """`plan_image` with Pillow's plugins of ``formats`` (`DecodeElsewhere` in the caller for
-    what only a worker opens, or decodes at the cost the check would take)."""
+    """`plan_image` with Pillow's `WORKER_FORMATS` (``here``: a worker's job), or in the caller
+    with its `CALLER_FORMATS`, raising `DecodeElsewhere` for what only a worker opens or
+    decodes at the cost its check would take."""
+    formats = WORKER_FORMATS if here else CALLER_FORMATS
     with pillow_errors(what):
         image = _open(data, what, max_image_pixels, formats)
         with image:
@@ -115,7 +102,7 @@ def _plan(
             alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
             if verify and facts.format in ("JPEG", "MPO", "PNG"):
                 # What fitting would decode (or send) must decode: checked at a bounded cost.
-                if formats is CALLER_FORMATS:
+                if not here:
                     _check_verify_cost(image, facts, data)  # a scan bomb: in a worker
                 verify_decodes(image, data, facts.format, what)
             if plan.nothing_to_do:
