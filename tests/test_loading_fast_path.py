@@ -3,6 +3,7 @@ form (aliases, shorthands, old stop reasons) still loads exactly as the Python p
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -96,3 +97,61 @@ def test_the_depth_limit_counts_levels_inside_the_content_tuple(levels: int) -> 
     else:
         with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
             mb.load_messages(text)
+
+
+# -- the cyclic collector waits while a history is built -------------------------------------
+
+
+def test_the_collector_is_off_inside_and_back_on_after_even_on_error() -> None:
+    from mediablocks._loading import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+
+
+def test_a_collector_the_caller_turned_off_stays_off() -> None:
+    from mediablocks._loading import collector_paused
+
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+        mb.load_messages(_document({"role": "user", "content": "hi"}))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("loader", [mb.load_messages, mb.load_history])
+@pytest.mark.parametrize(
+    ("text", "fails"),
+    [
+        (_document({"role": "user", "content": [{"type": "text", "text": "hi"}]}), False),
+        (_document({"role": "nobody", "content": []}), True),  # refused on the checked path
+        ("[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5), True),  # nested too deep
+    ],
+)
+def test_loading_turns_the_collector_off_then_on_again(
+    monkeypatch: pytest.MonkeyPatch, loader: Any, text: str, fails: bool
+) -> None:
+    seen: list[bool] = []
+    original = gc.disable
+
+    def disable() -> None:
+        seen.append(gc.isenabled())
+        original()
+
+    monkeypatch.setattr(gc, "disable", disable)
+    if fails:
+        with pytest.raises(mb.DecodeError):
+            loader(text)
+    else:
+        assert [m.text for m in loader(text)] == ["hi"]
+    assert seen == [True]  # once, around the whole load
+    assert gc.isenabled()

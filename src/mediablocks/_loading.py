@@ -7,11 +7,19 @@ once (models, and the free-form dicts and lists they hold) for `MAX_DEPTH`; the 
 the free-form containers read-only (`mediablocks._frozen.FrozenJson`: fields validated from JSON
 are left to this walk). Anything the fast path cannot take, invalid input included, goes back to the
 checked path, which names the error.
+
+The cyclic garbage collector is held off while a history is built (`collector_paused`): the
+load allocates a few container objects per block, none of them garbage, and CPython would
+otherwise run a collection every few hundred allocations, full ones walking every object alive,
+so a large history cost more per megabyte than a small one.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +31,33 @@ from ._depth import MAX_DEPTH, check_depth, loads
 from ._frozen import EMPTY, EMPTY_LIST, BlockTuple, FrozenDict, FrozenList
 from .errors import DecodeError
 
-__all__ = ["check_loaded_depth", "freeze_loaded", "load_document", "load_json_messages"]
+__all__ = [
+    "check_loaded_depth",
+    "collector_paused",
+    "freeze_loaded",
+    "load_document",
+    "load_json_messages",
+]
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off inside the ``with`` block (reference counting still frees
+    everything at once), back on after it unless it was already off.
+
+    Building a history allocates millions of objects that all stay alive: each automatic
+    collection would walk them again (loading 34 MB cost 5x ``json.loads`` against 3x at 2 MB).
+    JSON cannot make reference cycles, so nothing the load builds waits for the collector. The
+    switch is process-wide: another thread's cycles wait for this load to end too.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @functools.cache
@@ -85,6 +119,20 @@ def load_document(
 
     ``stored_adapter`` validates canonical stored messages, ``messages_adapter`` any messages.
     """
+    with collector_paused():
+        return _load_document(
+            data, message_type, stored_adapter, messages_adapter, format_name, version
+        )
+
+
+def _load_document(
+    data: str | bytes | bytearray | dict[str, Any] | list[Any],
+    message_type: Any,
+    stored_adapter: TypeAdapter[list[Any]],
+    messages_adapter: TypeAdapter[list[Any]],
+    format_name: str,
+    version: int,
+) -> list[Any]:
     if isinstance(data, bytearray):
         data = bytes(data)
     document: Any = data

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._depth import loads
+from .._loading import collector_paused
 from ..blocks import Block, ToolResultBlock
 from ..datauri import b64decode, b64encode
 from ..errors import DecodeError, SourceError
@@ -251,6 +252,16 @@ def load_history(
     under ``allow_paths`` / ``policy`` (or a read's own policy), never because it names them.
     """
     text = _history_text(source, policy) if isinstance(source, os.PathLike) else source
+    with collector_paused():  # as load_messages: the objects built are not garbage
+        return _load_history(text, media_dir, allow_paths, policy)
+
+
+def _load_history(
+    text: str | bytes,
+    media_dir: str | os.PathLike[str] | None,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None,
+    policy: FetchPolicy | None,
+) -> list[Message]:
     document = loads(text, "history")  # nested past the depth limit: DecodeError, as load_messages
     folder = os.fspath(media_dir) if media_dir is not None else None
 
