@@ -16,7 +16,7 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 from urllib.parse import unquote, urlsplit
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import AfterValidator, Field, PrivateAttr
 
 from ._base import BlockBase
 from ._frozen import EMPTY, FROZEN
@@ -100,8 +100,8 @@ class MediaBlock(BlockBase):
     """The MIME prefix this block requires, e.g. ``"image/"``; None accepts anything."""
 
     source: Source
-    declared_mime: str | None = None
-    filename: str | None = None
+    declared_mime: Annotated[str, AfterValidator(normalize_mime)] | None = None
+    filename: Annotated[str, AfterValidator(sanitize_filename)] | None = None
     strict: bool = False
     metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
@@ -110,16 +110,6 @@ class MediaBlock(BlockBase):
     bytes), ``"url"`` (the provider fetches it), ``None`` (the call's ``url_media``)."""
 
     _mime: str | None = PrivateAttr(default=None)
-
-    @field_validator("declared_mime")
-    @classmethod
-    def _normalized_mime(cls, value: str | None) -> str | None:
-        return normalize_mime(value) if value is not None else None
-
-    @field_validator("filename")
-    @classmethod
-    def _safe_filename(cls, value: str | None) -> str | None:
-        return sanitize_filename(value)
 
     @classmethod
     def from_source(
