@@ -229,8 +229,11 @@ def test_loading_text_freezes_and_limits_depth_as_loading_parsed_json_does(
     except mb.DecodeError:
         with pytest.raises(mb.DecodeError, match="levels deep"):
             mb.load_messages(text)
+        with pytest.raises(mb.DecodeError, match="levels deep"):
+            mb.load_history(text)
         return
     fast = mb.load_messages(text)
     assert fast == checked
+    assert mb.load_history(text) == checked  # no stored media: the same pydantic-core path
     assert not any(_mutable_inside(message) for message in fast)  # the list itself is the caller's
     assert not any(_mutable_inside(message) for message in checked)

@@ -57,7 +57,7 @@ from ._frozen import (
     freeze_json,
     refreeze,
 )
-from ._loading import load_document
+from ._loading import load_document, load_json_messages
 from ._unicode import check_text
 from .blocks import (
     Block,
@@ -652,6 +652,15 @@ def _unwritable(messages: list[Message]) -> str:
         except (PydanticSerializationError, UnicodeError):
             return f"message {index} ({message.role})"
     return "a message"
+
+
+def load_stored_text(data: str | bytes) -> list[Message] | None:
+    """The messages of `dump_messages` text (or a bare JSON list of messages in that form) by
+    pydantic-core's path, or None for anything else, invalid input included (the caller takes
+    its checked path, which names the error). Sources are built under the caller's `loading`."""
+    return load_json_messages(
+        data, _StoredMessage, _stored_messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
+    )
 
 
 def load_messages(

@@ -26,7 +26,7 @@ from ..errors import DecodeError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy
 from ..media import MediaBlock
 from ..message_input import MessagesLike, as_messages, dump_messages, load_messages
-from ..messages import Message
+from ..messages import Message, load_stored_text
 from ..mime import detect_mime
 from ..sources import PathSource
 from ..sources._confined import Confinement
@@ -262,6 +262,13 @@ def _load_history(
     allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None,
     policy: FetchPolicy | None,
 ) -> list[Message]:
+    with loading("a loaded history", "load_history", allow_paths, policy):
+        try:  # a history with no stored media is dump_messages text: pydantic-core's path
+            loaded = load_stored_text(text)
+        except DecodeError:
+            loaded = None  # nested too deep: the checked path below names it as it always has
+    if loaded is not None:
+        return loaded
     document = loads(text, "history")  # nested past the depth limit: DecodeError, as load_messages
     folder = os.fspath(media_dir) if media_dir is not None else None
 
