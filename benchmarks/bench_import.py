@@ -15,8 +15,11 @@ says) and every case runs once unmeasured first. Without that, a source tree und
 the compiler.
 
 Also printed: how many modules the import loads, and which heavy libraries came along (none should
-for ``import mediablocks``). A second table times the first validations after the import, which pay
-for the pydantic schemas the models build on first use instead of at import.
+for ``import mediablocks``); goal: ``import mediablocks`` at most 2x ``from pydantic import
+BaseModel``. A second table times the first validations after the import, which pay for the
+pydantic schemas the models build on first use instead of at import. A third times whole
+processes as a shell runs them (start to exit, wall and CPU): ``mediablocks --help`` against
+``python -c pass`` and ``python -c "from pydantic import BaseModel"``; goal: under 0.2 s wall.
 
 Run from the repository root: ``PYTHONPATH=src python benchmarks/bench_import.py [--runs 10]``.
 """
@@ -25,10 +28,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -175,6 +181,66 @@ def _first_use_table(runs: int) -> str:
     return table(["first call after the import", "wall ms"], rows)
 
 
+def _commands() -> dict[str, list[str]]:
+    """The whole processes timed: the floors, then the command line as a user starts it."""
+    commands = {
+        "python -c pass (floor)": [sys.executable, "-c", "pass"],
+        "python -c 'from pydantic import BaseModel'": [
+            sys.executable,
+            "-c",
+            "from pydantic import BaseModel",
+        ],
+        "python -m mediablocks --help": [sys.executable, "-m", "mediablocks", "--help"],
+        "python -m mediablocks encode --help": [
+            sys.executable,
+            "-m",
+            "mediablocks",
+            "encode",
+            "--help",
+        ],
+    }
+    script = shutil.which("mediablocks", path=os.path.dirname(sys.executable))
+    if script is not None:  # the console script pip installed next to this interpreter
+        commands["mediablocks --help"] = [script, "--help"]
+    return commands
+
+
+def _process_seconds(command: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one whole process, start to exit."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True, env=ENV)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def _startup_table(runs: int) -> str:
+    commands = _commands()
+    for command in commands.values():  # warm the bytecode caches
+        _process_seconds(command)
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            seconds, used = _process_seconds(command)
+            wall[name].append(seconds)
+            cpu[name].append(used)
+    floor = statistics.median(wall["python -c pass (floor)"])
+    rows = [
+        [
+            name,
+            f"{statistics.median(wall[name]) * 1000:.1f}",
+            f"{statistics.median(cpu[name]) * 1000:.1f}",
+            f"{statistics.median(wall[name]) / floor:.1f}x",
+        ]
+        for name in commands
+    ]
+    head = "whole processes, start to exit; goal: mediablocks --help under 200 ms wall"
+    return head + "\n" + table(["command", "wall ms", "CPU ms", "vs python -c pass"], rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -185,6 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_import_table(args.runs))
         print()
         print(_first_use_table(args.runs))
+        print()
+        print(_startup_table(args.runs))
     return 0
 
 

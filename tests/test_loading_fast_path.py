@@ -3,10 +3,14 @@ form (aliases, shorthands, old stop reasons) still loads exactly as the Python p
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
 
 import mediablocks as mb
 from mediablocks._depth import MAX_DEPTH
@@ -96,3 +100,140 @@ def test_the_depth_limit_counts_levels_inside_the_content_tuple(levels: int) -> 
     else:
         with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
             mb.load_messages(text)
+
+
+# -- the cyclic collector waits while a history is built -------------------------------------
+
+
+def test_the_collector_is_off_inside_and_back_on_after_even_on_error() -> None:
+    from mediablocks._loading import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+
+
+def test_a_collector_the_caller_turned_off_stays_off() -> None:
+    from mediablocks._loading import collector_paused
+
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+        mb.load_messages(_document({"role": "user", "content": "hi"}))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("loader", [mb.load_messages, mb.load_history])
+@pytest.mark.parametrize(
+    ("text", "fails"),
+    [
+        (_document({"role": "user", "content": [{"type": "text", "text": "hi"}]}), False),
+        (_document({"role": "nobody", "content": []}), True),  # refused on the checked path
+        ("[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5), True),  # nested too deep
+    ],
+)
+def test_loading_turns_the_collector_off_then_on_again(
+    monkeypatch: pytest.MonkeyPatch, loader: Any, text: str, fails: bool
+) -> None:
+    seen: list[bool] = []
+    original = gc.disable
+
+    def disable() -> None:
+        seen.append(gc.isenabled())
+        original()
+
+    monkeypatch.setattr(gc, "disable", disable)
+    if fails:
+        with pytest.raises(mb.DecodeError):
+            loader(text)
+    else:
+        assert [m.text for m in loader(text)] == ["hi"]
+    assert seen == [True]  # once, around the whole load
+    assert gc.isenabled()
+
+
+# -- property: the walk after pydantic-core's path agrees with the checked path ----------------
+
+_LEAF = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+_FREE = st.recursive(
+    _LEAF,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _deep(value: Any, levels: int) -> Any:
+    """``value`` inside ``levels`` more lists and dicts, alternating."""
+    for index in range(levels):
+        value = {"k": value} if index % 2 else [value]
+    return value
+
+
+def _mutable_inside(value: Any) -> bool:
+    """Whether a plain (changeable) dict or list is anywhere inside ``value``."""
+    if isinstance(value, BaseModel):
+        return any(_mutable_inside(v) for v in value.__dict__.values())
+    if type(value) in (dict, list):
+        return True
+    if isinstance(value, dict):
+        return any(_mutable_inside(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_mutable_inside(v) for v in value)
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    free=st.lists(_FREE, min_size=6, max_size=6),
+    levels=st.integers(min_value=0, max_value=MAX_DEPTH),
+    where=st.integers(min_value=0, max_value=5),
+)
+def test_loading_text_freezes_and_limits_depth_as_loading_parsed_json_does(
+    free: list[Any], levels: int, where: int
+) -> None:
+    # Free-form values in every place a history holds them, one of them nested ``levels`` deeper.
+    free[where] = _deep(free[where], levels)
+    args, metadata, provider, annotation, result_meta, raw = free
+    blocks = [
+        {
+            "type": "text",
+            "text": "t",
+            "annotations": [{"a": annotation}],
+            "provider_data": {"p": {"x": provider}},
+        },
+        {"type": "tool_call", "id": "c", "name": "f", "args": {"v": args}, "metadata": {}},
+        {"type": "text", "text": "u", "annotations": [], "provider_data": {}},  # as dumped
+        {"type": "raw", "provider": "x", "data": {"v": raw}},
+        {
+            "type": "tool_result",
+            "tool_call_id": "c",
+            "content": [{"type": "image", "source": {"kind": "url", "url": "https://x/y.png"}}],
+            "metadata": {"m": result_meta},
+        },
+    ]
+    message = {"role": "assistant", "id": "m1", "timestamp": "2026-01-02T03:04:05Z"}
+    messages = [{**message, "content": blocks, "metadata": {"m": metadata}}]
+    text = json.dumps({"format": "mediablocks.messages", "version": 1, "messages": messages})
+    try:
+        checked = mb.load_messages(json.loads(text))  # parsed JSON: the checked, Python path
+    except mb.DecodeError:
+        with pytest.raises(mb.DecodeError, match="levels deep"):
+            mb.load_messages(text)
+        with pytest.raises(mb.DecodeError, match="levels deep"):
+            mb.load_history(text)
+        return
+    fast = mb.load_messages(text)
+    assert fast == checked
+    assert mb.load_history(text) == checked  # no stored media: the same pydantic-core path
+    assert not any(_mutable_inside(message) for message in fast)  # the list itself is the caller's
+    assert not any(_mutable_inside(message) for message in checked)

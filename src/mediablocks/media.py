@@ -16,10 +16,11 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import AfterValidator, Field, PrivateAttr
 
 from ._base import BlockBase
 from ._frozen import EMPTY, FROZEN
+from ._private_setup import quick_private_setup
 from .datauri import (
     b64decode,
     data_uri_prefix,
@@ -99,8 +100,8 @@ class MediaBlock(BlockBase):
     """The MIME prefix this block requires, e.g. ``"image/"``; None accepts anything."""
 
     source: Source
-    declared_mime: str | None = None
-    filename: str | None = None
+    declared_mime: Annotated[str, AfterValidator(normalize_mime)] | None = None
+    filename: Annotated[str, AfterValidator(sanitize_filename)] | None = None
     strict: bool = False
     metadata: Annotated[Mapping[str, Any], FROZEN] = Field(default_factory=lambda: EMPTY)
     """Yours and `prepare`'s notes, read-only (copy to change: ``{**block.metadata, k: v}``)."""
@@ -110,15 +111,10 @@ class MediaBlock(BlockBase):
 
     _mime: str | None = PrivateAttr(default=None)
 
-    @field_validator("declared_mime")
     @classmethod
-    def _normalized_mime(cls, value: str | None) -> str | None:
-        return normalize_mime(value) if value is not None else None
-
-    @field_validator("filename")
-    @classmethod
-    def _safe_filename(cls, value: str | None) -> str | None:
-        return sanitize_filename(value)
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        quick_private_setup(cls)  # `_mime` without pydantic's generic setup (see the module)
 
     @classmethod
     def from_source(

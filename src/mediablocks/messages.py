@@ -21,12 +21,21 @@ import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+    get_args,
+    overload,
+)
 
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -35,7 +44,6 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
-    WrapValidator,
     model_validator,
 )
 from pydantic_core import PydanticSerializationError, core_schema
@@ -49,7 +57,7 @@ from ._frozen import (
     freeze_json,
     refreeze,
 )
-from ._loading import load_document
+from ._loading import load_document, load_json_messages
 from ._unicode import check_text
 from .blocks import (
     Block,
@@ -110,10 +118,32 @@ def _canonical_role(value: Any) -> Any:
     return normalize_role(value) if isinstance(value, str) else value
 
 
-_CANONICAL_ROLE = BeforeValidator(_canonical_role)
-"""On each message's ``role`` field: an alias or another case names the canonical role. A field
-validator, not a model one, so pydantic-core hands it the role string alone (a model "before"
-validator would build the whole message as Python dicts first)."""
+class _CanonicalRole:
+    """On each message's ``role`` field: an alias or another case names the canonical role.
+
+    A field validator, not a model one, so pydantic-core hands it the role string alone (a model
+    "before" validator would build the whole message as Python dicts first). From JSON the
+    canonical role itself is matched first, with no Python call (what a stored history holds);
+    anything else goes through `_canonical_role`, as from Python.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        exact = handler(source)
+        aliased = core_schema.no_info_before_validator_function(_canonical_role, exact)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.union_schema(
+                [exact, aliased],
+                mode="left_to_right",
+                custom_error_type="literal_error",  # one error, as from Python
+                custom_error_context={"expected": repr(get_args(source)[0])},
+            ),
+            python_schema=aliased,
+        )
+
+
+_CANONICAL_ROLE = _CanonicalRole()
 
 
 def _new_id() -> str:
@@ -320,6 +350,24 @@ def _keep_unknown_stop_reason(value: Any, handler: ValidatorFunctionWrapHandler)
         raise
 
 
+class _KeepUnknownStopReason:
+    """On ``stop_reason``: `_keep_unknown_stop_reason`, called from JSON only for a value outside
+    the vocabulary (a stored history holds normalised ones, matched with no Python call)."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        known = handler(source)
+        kept = core_schema.no_info_wrap_validator_function(_keep_unknown_stop_reason, known)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.union_schema([known, kept], mode="left_to_right"),
+            python_schema=kept,
+        )
+
+
+_KEEP_UNKNOWN_STOP_REASON = _KeepUnknownStopReason()
+
+
 class AssistantMessage(_MessageBase):
     """The model's reply: text, thinking, tool calls, media, raw provider blocks.
 
@@ -335,7 +383,7 @@ class AssistantMessage(_MessageBase):
 
     role: Annotated[Literal["assistant"], _CANONICAL_ROLE] = "assistant"
     usage: Usage | None = None
-    stop_reason: Annotated[StopReason | None, WrapValidator(_keep_unknown_stop_reason)] = None
+    stop_reason: Annotated[StopReason | None, _KEEP_UNKNOWN_STOP_REASON] = None
     provider_stop_reason: str | None = None
     model: str | None = None
     provider: str | None = None
@@ -605,6 +653,15 @@ def _unwritable(messages: list[Message]) -> str:
         except (PydanticSerializationError, UnicodeError):
             return f"message {index} ({message.role})"
     return "a message"
+
+
+def load_stored_text(data: str | bytes) -> list[Message] | None:
+    """The messages of `dump_messages` text (or a bare JSON list of messages in that form) by
+    pydantic-core's path, or None for anything else, invalid input included (the caller takes
+    its checked path, which names the error). Sources are built under the caller's `loading`."""
+    return load_json_messages(
+        data, _StoredMessage, _stored_messages_adapter(), _FORMAT_NAME, FORMAT_VERSION
+    )
 
 
 def load_messages(

@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..blocks import Block, TextBlock
-from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+if TYPE_CHECKING:  # the models load when a part is labelled, not when the parsers are built
+    from ..blocks import Block
+    from ..media import MediaBlock
 
 __all__ = ["add_conversion_flags", "conversion_options", "describe_parts", "part_label", "plural"]
 
@@ -146,6 +147,9 @@ def conversion_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def part_label(source: MediaBlock, part: Block) -> str:
     """What ``part`` is to the file ``source`` became: frame, page, part, audio, text..."""
+    from ..blocks import TextBlock
+    from ..media import AudioBlock, FileBlock, ImageBlock, VideoBlock
+
     if isinstance(part, TextBlock):
         return "text"
     if isinstance(part, ImageBlock):

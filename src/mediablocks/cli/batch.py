@@ -34,12 +34,12 @@ from ..preparing import prepare
 from ..providers import canonical_provider
 from ..sources._confined import Confinement
 from ..sources._files import open_descriptor, read_capped
-from ._conversion import add_conversion_flags, conversion_options
+from ._conversion import conversion_options
 from ._items import Item, expand, load
 from ._printable import printable
 from ._wording import ItemError, for_shell
 
-__all__ = ["add_parser", "read_under_root", "run"]
+__all__ = ["read_under_root", "run"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -200,51 +200,3 @@ def run(args: argparse.Namespace) -> int:
     left = f", {failed} left out" if failed else ""
     print(f"wrote {written} requests to {printable(args.out)}{left}", file=sys.stderr)
     return 1 if failed else 0
-
-
-def _positive(text: str) -> int:
-    """``--max-tokens 300``: a whole number above zero."""
-    if not text.strip().isdigit() or int(text) <= 0:
-        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
-    return int(text)
-
-
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``batch`` on the subcommand parsers."""
-    parser = commands.add_parser(
-        "batch",
-        parents=[common],
-        help="write a provider's batch input file (JSONL) from files or a JSONL of prompts",
-        description="Write a batch input file: one request per file, or per prompt line.",
-    )
-    parser.add_argument("paths", nargs="*", help="files or folders, one request per file")
-    parser.add_argument(
-        "--prompts", metavar="FILE", help='JSONL of {"id", "prompt", "files": [...]} lines'
-    )
-    parser.add_argument(
-        "--files-root",
-        metavar="DIR",
-        help='with --prompts: the folder "files" are read from; names that leave it (absolute, '
-        "'..', links pointing out) are refused (default: the prompts file's folder)",
-    )
-    parser.add_argument("--provider", required=True, help=", ".join(BATCH_PROVIDERS))
-    parser.add_argument("--out", required=True, help="the batch file to write")
-    parser.add_argument("--prompt", help="text before each file (with files/folders)")
-    parser.add_argument(
-        "--model",
-        help="model name put in every request (OpenAI, Anthropic); --prepare fits media to it",
-    )
-    parser.add_argument(
-        "--max-tokens", type=_positive, metavar="N", help="max_tokens put in every request"
-    )
-    parser.add_argument(
-        "--prepare", action="store_true", help="fit each request's media to the provider first"
-    )
-    parser.add_argument(
-        "--bedrock-format",
-        choices=("converse", "anthropic"),
-        default="converse",
-        help="Bedrock modelInput: Converse/Nova body (default) or Anthropic's",
-    )
-    add_conversion_flags(parser)  # used with --prepare
-    parser.set_defaults(run=run)

@@ -18,13 +18,13 @@ from ..errors import MediaBlocksError
 from ..messages import Message, UserMessage
 from ..preparing import prepare
 from ..providers import canonical_provider
-from ._conversion import add_conversion_flags, conversion_options
+from ._conversion import conversion_options
 from ._items import Item, expand, load
 from ._output import run_each
 from ._printable import printable_json
 from ._wording import for_shell
 
-__all__ = ["add_parser", "run"]
+__all__ = ["run"]
 
 
 def _json_default(value: Any) -> Any:
@@ -81,37 +81,3 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(printable_json(out, indent=2, default=_json_default))
     sys.stdout.write("\n")
     return 0
-
-
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``encode`` on the subcommand parsers."""
-    parser = commands.add_parser(
-        "encode",
-        parents=[common],
-        help="print the provider-ready user message holding these files, as JSON",
-        description="Encode files into one user message for a provider.",
-    )
-    parser.add_argument("paths", nargs="+", help="files, folders or http(s) URLs")
-    parser.add_argument("--provider", required=True, help="e.g. openai, anthropic, gemini")
-    parser.add_argument(
-        "--target",
-        choices=("sdk", "json"),
-        default="json",
-        help="json: the HTTP API's JSON (default); sdk: the SDK's fields, bytes as base64",
-    )
-    parser.add_argument("--text", help="a text block before the media")
-    parser.add_argument(
-        "--blocks", action="store_true", help="print only the message's content blocks"
-    )
-    parser.add_argument(
-        "--prepare",
-        action="store_true",
-        help="fit each file to the provider first, as mb.prepare does (resize, convert, split)",
-    )
-    parser.add_argument(
-        "--model",
-        help="with --prepare: the model, where limits depend on it (default: the provider's "
-        "most restrictive current model)",
-    )
-    add_conversion_flags(parser)  # used with --prepare
-    parser.set_defaults(run=run)

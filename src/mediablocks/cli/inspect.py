@@ -32,13 +32,13 @@ from ..probing import probe
 from ..providers import canonical_provider
 from ..providers.registry import WIRE_FORMATS, limits_for, provider_entry
 from ..tokens import estimate_tokens
-from ._conversion import add_conversion_flags, conversion_options, describe_parts, plural
+from ._conversion import conversion_options, describe_parts, plural
 from ._items import Item, expand, is_url, load_bounded
 from ._output import Column, Table, format_size, output_width, run_each, terminal_width
 from ._printable import printable
 from ._wording import for_shell, short_reason
 
-__all__ = ["add_parser", "run"]
+__all__ = ["run"]
 
 SHORT_NAMES = {
     "openai-chat": "openai",
@@ -357,24 +357,3 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1 if failed else 0
-
-
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``inspect`` on the subcommand parsers."""
-    parser = commands.add_parser(
-        "inspect",
-        parents=[common],
-        help="type, facts, token estimates and provider fit of files, folders and URLs",
-        description="Look at media the way mediablocks sees them.",
-    )
-    parser.add_argument("paths", nargs="+", help="files, folders or http(s) URLs")
-    parser.add_argument(
-        "--provider", action="append", help="only these providers (repeatable; default: all)"
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument(
-        "--details", action="store_true", help="say what prepare changes, or why not"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no header and no summary line")
-    add_conversion_flags(parser)
-    parser.set_defaults(run=run)

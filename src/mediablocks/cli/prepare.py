@@ -28,14 +28,14 @@ from ..media import MediaBlock
 from ..messages import UserMessage
 from ..preparing import prepare_with_report
 from ..providers import canonical_provider
-from ._conversion import add_conversion_flags, conversion_options, part_label, plural
+from ._conversion import conversion_options, part_label, plural
 from ._items import Item, expand, load
 from ._output import run_each
 from ._printable import printable
 from ._safe_out import OutputFolder
 from ._wording import ItemError, for_shell
 
-__all__ = ["add_parser", "output_name", "run"]
+__all__ = ["output_name", "run"]
 
 _EXTENSIONS = {
     "image/jpeg": ".jpg",
@@ -363,35 +363,3 @@ def _run_into(args: argparse.Namespace, provider: str, folder: OutputFolder) -> 
     for line in _summary(results, failed, report, document.get("replaced")):
         print(printable(line), file=sys.stderr)
     return 1 if failed else 0
-
-
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``prepare`` on the subcommand parsers."""
-    parser = commands.add_parser(
-        "prepare",
-        parents=[common],
-        help="write files fitted to a provider's limits, and a report",
-        description="Fit files to a provider: convert, orient, strip metadata, downscale.",
-    )
-    parser.add_argument("paths", nargs="+", help="files, folders or http(s) URLs")
-    parser.add_argument("--provider", required=True, help="e.g. openai, anthropic, gemini")
-    parser.add_argument("--out", required=True, help="folder for the fitted files")
-    parser.add_argument("--model", help="the model, where limits depend on it")
-    parser.add_argument(
-        "--optimal",
-        action="store_true",
-        help="target the provider's optimal image size (the default; kept for old scripts)",
-    )
-    parser.add_argument(
-        "--full-size",
-        action="store_true",
-        help="keep images as large as the provider's limits allow, not its optimal size",
-    )
-    parser.add_argument(
-        "--skip-unsupported",
-        action="store_true",
-        help="skip files the provider cannot take (counted in the summary), instead of failing",
-    )
-    parser.add_argument("--overwrite", action="store_true", help="replace files already in --out")
-    add_conversion_flags(parser)
-    parser.set_defaults(run=run)

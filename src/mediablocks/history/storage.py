@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from .._depth import loads
+from .._loading import collector_paused
 from ..blocks import Block, ToolResultBlock
 from ..datauri import b64decode, b64encode
 from ..errors import DecodeError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy
 from ..media import MediaBlock
 from ..message_input import MessagesLike, as_messages, dump_messages, load_messages
-from ..messages import Message
+from ..messages import Message, load_stored_text
 from ..mime import detect_mime
 from ..sources import PathSource
 from ..sources._confined import Confinement
@@ -251,6 +252,23 @@ def load_history(
     under ``allow_paths`` / ``policy`` (or a read's own policy), never because it names them.
     """
     text = _history_text(source, policy) if isinstance(source, os.PathLike) else source
+    with collector_paused():  # as load_messages: the objects built are not garbage
+        return _load_history(text, media_dir, allow_paths, policy)
+
+
+def _load_history(
+    text: str | bytes,
+    media_dir: str | os.PathLike[str] | None,
+    allow_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None,
+    policy: FetchPolicy | None,
+) -> list[Message]:
+    with loading("a loaded history", "load_history", allow_paths, policy):
+        try:  # a history with no stored media is dump_messages text: pydantic-core's path
+            loaded = load_stored_text(text)
+        except DecodeError:
+            loaded = None  # nested too deep: the checked path below names it as it always has
+    if loaded is not None:
+        return loaded
     document = loads(text, "history")  # nested past the depth limit: DecodeError, as load_messages
     folder = os.fspath(media_dir) if media_dir is not None else None
 
