@@ -141,18 +141,7 @@ def test_importing_the_package_imports_no_provider_package() -> None:
 # The floors of the house, lowest first. A unit (a package under ``mediablocks/``, or a module at
 # its root) imports only from its own floor or floors below; a new unit must be placed here.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset(
-        {
-            "errors",
-            "_version",
-            "_frozen",
-            "_checks",
-            "_depth",
-            "_unicode",
-            "_base",
-            "_private_setup",
-        }
-    ),
+    frozenset({"errors", "_version", "_frozen", "_checks", "_depth", "_unicode", "_base"}),
     frozenset({"changes", "stop_reasons", "usage", "datauri", "limits", "mime", "_stream_sniff"}),
     frozenset({"fetching", "sources"}),
     frozenset({"media", "media_input", "blocks", "messages", "_loading", "settings", "tools"}),

@@ -20,7 +20,6 @@ from pydantic import AfterValidator, Field, PrivateAttr
 
 from ._base import BlockBase
 from ._frozen import EMPTY, FROZEN
-from ._private_setup import quick_private_setup
 from .datauri import (
     b64decode,
     data_uri_prefix,
@@ -110,11 +109,6 @@ class MediaBlock(BlockBase):
     bytes), ``"url"`` (the provider fetches it), ``None`` (the call's ``url_media``)."""
 
     _mime: str | None = PrivateAttr(default=None)
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        quick_private_setup(cls)  # `_mime` without pydantic's generic setup (see the module)
 
     @classmethod
     def from_source(

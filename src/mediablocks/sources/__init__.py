@@ -31,7 +31,6 @@ from pydantic import (
 )
 
 from .._checks import check_size
-from .._private_setup import quick_private_setup
 from ..datauri import b64decode, b64encode, data_uri_prefix
 from ..errors import BlockedURLError, PathNotAllowedError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
@@ -71,11 +70,6 @@ class _BaseSource(BaseModel):
     _hint: str | None = PrivateAttr(default=None)
     _lock: FreshLock = PrivateAttr(default_factory=FreshLock)
     _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        quick_private_setup(cls)  # each source's caches and lock in one step (see the module)
 
     def __eq__(self, other: object) -> bool:
         # Fields only: the read cache and lock are not part of a source's identity. Bytes in
@@ -207,7 +201,7 @@ class BytesSource(_BaseSource):
     kind: Literal["bytes"] = "bytes"
     data: bytes
 
-    def _after_validation(self) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         self._data = self.data
 
     @field_serializer("data", when_used="json")
@@ -242,7 +236,7 @@ class Base64Source(_BaseSource):
     data: str
     """Standard, padded base64 with no line breaks (`is_clean_base64`)."""
 
-    def _after_validation(self) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         self._base64 = self.data
 
     @property
@@ -309,7 +303,7 @@ class PathSource(_BaseSource):
 
     _allowance: Allowance | None = PrivateAttr(default=None)
 
-    def _after_validation(self) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         self._allowance = current_allowance()
 
     @property
@@ -374,7 +368,7 @@ class URLSource(_BaseSource):
 
     _allowance: Allowance | None = PrivateAttr(default=None)
 
-    def _after_validation(self) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         self._allowance = current_allowance()
 
     @property
