@@ -61,7 +61,7 @@ def _parse_blocks(data: Any, unknown: Literal["error", "raw"]) -> list[Block]:
         if native is not None:
             out.append(native)
             continue
-        if unknown == "raw" and isinstance(item, dict) and item.get("type") not in _KNOWN_TYPES:
+        if unknown == "raw" and isinstance(item, dict) and not _known_type(item.get("type")):
             out.append(RawBlock(provider="unknown", data=item))
             continue
         try:
@@ -76,6 +76,10 @@ def _parse_blocks(data: Any, unknown: Literal["error", "raw"]) -> list[Block]:
     return out
 
 
+def _known_type(kind: Any) -> bool:
+    return isinstance(kind, str) and kind in _KNOWN_TYPES
+
+
 _CLAUDE_TYPES = frozenset(
     {"tool_use", "server_tool_use", "redacted_thinking", "document", "search_result"}
 )
@@ -83,10 +87,12 @@ _CLAUDE_TYPES = frozenset(
 
 def _is_claude_native(item: dict[str, Any]) -> bool:
     kind = item.get("type")
+    if not isinstance(kind, str):  # a list or a dict is no type at all (and not hashable)
+        return False
     source = item.get("source")
     return (
         kind in _CLAUDE_TYPES
-        or (isinstance(kind, str) and kind.endswith("_tool_result"))
+        or kind.endswith("_tool_result")
         or (kind == "tool_result" and "tool_use_id" in item)
         or (kind == "image" and isinstance(source, dict) and "type" in source)
         or (kind == "text" and "citations" in item)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import mediablocks as mb
@@ -267,6 +267,7 @@ _JSONISH = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(value=_JSONISH)
+@example(value={"content": [{"type": []}]})  # an unhashable type once escaped as TypeError
 def test_validate_and_pretty_raise_only_mediablocks_errors_on_any_input(value: object) -> None:
     for call in (lambda: validate(value, "anthropic"), lambda: mb.pretty(value)):  # type: ignore[arg-type]
         escaped: BaseException | None = None

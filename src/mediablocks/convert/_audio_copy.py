@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DoesNotFitError, MediaBlocksError
+from ..mime import detect_mime
 from ._av import Deadline, import_av, open_input
 
 __all__ = ["COPY_TARGETS", "CopiedAudio", "copy_audio", "copy_stream"]
@@ -109,6 +110,8 @@ def copy_stream(
     except Exception:  # a muxer refusing the stream, a broken packet: re-encode instead
         return None
     if max_bytes is not None and len(payload) > max_bytes:
+        return None
+    if detect_mime(payload) != mime:  # a broken codec header copied along: re-encode instead
         return None
     return CopiedAudio(payload, mime, codec, seconds)
 
