@@ -144,7 +144,18 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "_version", "_frozen", "_checks", "_depth", "_unicode", "_base"}),
     frozenset({"changes", "stop_reasons", "usage", "datauri", "limits", "mime", "_stream_sniff"}),
     frozenset({"fetching", "sources"}),
-    frozenset({"media", "media_input", "blocks", "messages", "_loading", "settings", "tools"}),
+    frozenset(
+        {
+            "media",
+            "media_input",
+            "blocks",
+            "messages",
+            "message_json",
+            "_loading",
+            "settings",
+            "tools",
+        }
+    ),
     frozenset({"convert", "probing", "images"}),
     frozenset({"providers"}),
     frozenset(

@@ -27,7 +27,7 @@ from typing import Any, TypeAlias, Union
 
 from pydantic import BaseModel, ValidationError
 
-from . import messages as _stored
+from . import message_json as _stored
 from ._depth import check_depth
 from .errors import DecodeError
 from .fetching.policy import FetchPolicy

@@ -26,7 +26,8 @@ from ..errors import DecodeError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy
 from ..media import MediaBlock
 from ..message_input import MessagesLike, as_messages, dump_messages, load_messages
-from ..messages import Message, load_stored_text
+from ..message_json import load_stored_text
+from ..messages import Message
 from ..mime import detect_mime
 from ..sources import PathSource
 from ..sources._confined import Confinement
