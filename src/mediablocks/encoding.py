@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 from ._unicode import check_text
 from .blocks import RawBlock, ToolCallBlock, ToolResultBlock
@@ -36,6 +36,8 @@ from .settings import Settings
 from .tools import Tool
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .sources.media_store import MediaStore
     from .uploading import Uploader
 
@@ -101,23 +103,33 @@ def _check_tool_args(index: int, message: Message) -> None:
             ) from None
 
 
+class EncodeKeywords(TypedDict, total=False):
+    """The keyword options of `encode` besides ``target``, as a type checker sees them: one
+    definition for every overload (each is described on `EncodeOptions`)."""
+
+    url_media: Literal["auto", "url", "inline"]
+    policy: FetchPolicy | None
+    thinking: Literal["drop", "text"]
+    tool_result_media: Literal["error", "user_message"]
+    tools: Sequence[Tool] | None
+    tool_choice: str | None
+    settings: Settings | None
+    unsupported: Literal["error", "drop"]
+    compaction: Literal["skip", "user"]
+    media_store: MediaStore | None
+    uploader: Uploader | None
+
+
+_KEYWORDS = frozenset(EncodeKeywords.__annotations__)
+
+
 @overload
 def encode(  # type: ignore[overload-overlap]
     messages: MessagesLike,
     provider: _typed.OpenAIChatName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.OpenAIChatFields: ...
 
 
@@ -127,17 +139,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.OpenAIResponsesName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.OpenAIResponsesFields: ...
 
 
@@ -147,17 +149,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: Literal["anthropic"],
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.AnthropicFields: ...
 
 
@@ -167,17 +159,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.GeminiName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.GeminiFields: ...
 
 
@@ -187,17 +169,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.BedrockName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.BedrockFields: ...
 
 
@@ -207,17 +179,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: Literal["mistral"],
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.MistralFields: ...
 
 
@@ -227,17 +189,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: Literal["ollama"],
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.OllamaFields: ...
 
 
@@ -247,17 +199,7 @@ def encode(
     provider: str,
     *,
     target: Literal["sdk", "json"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> dict[str, Any]: ...
 
 
@@ -266,17 +208,7 @@ def encode(
     provider: str,
     *,
     target: Literal["sdk", "json"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = "auto",
-    policy: FetchPolicy | None = None,
-    thinking: Literal["drop", "text"] = "drop",
-    tool_result_media: Literal["error", "user_message"] = "user_message",
-    tools: Sequence[Tool] | None = None,
-    tool_choice: str | None = None,
-    settings: Settings | None = None,
-    unsupported: Literal["error", "drop"] = "error",
-    compaction: Literal["skip", "user"] = "skip",
-    media_store: MediaStore | None = None,
-    uploader: Uploader | None = None,
+    **options: Unpack[EncodeKeywords],
 ) -> Mapping[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
@@ -293,22 +225,20 @@ def encode(
     Media uploaded with `mb.upload` goes out by its copy's id where ``provider``'s file store
     has one, inline elsewhere (its bytes from memory, ``media_store``, or its origin); with an
     ``uploader`` (`mb.Uploader`), what the store lacks is uploaded first instead.
+
+    For type checkers the options are written once, as `EncodeKeywords`
+    (``**options: Unpack[EncodeKeywords]``). Overloads remain only where the return type needs
+    them: a result typed by the literal value of ``provider`` (and ``target="sdk"``) can be
+    spelled no other way, so there is one per typed SDK plus the general ``dict`` one.
     """
-    options = EncodeOptions(
-        target=target,
-        url_media=url_media,
-        policy=policy,
-        thinking=thinking,
-        tool_result_media=tool_result_media,
-        tools=tuple(tools or ()),
-        tool_choice=tool_choice,
-        settings=settings,
-        unsupported=unsupported,
-        compaction=compaction,
-        media_store=media_store,
-        uploader=uploader,
+    unknown = sorted(options.keys() - _KEYWORDS)
+    if unknown:
+        raise TypeError(f"encode() got an unexpected keyword argument {unknown[0]!r}")
+    chosen: dict[str, Any] = dict(options)
+    tools = chosen.pop("tools", None)
+    return _encode_with(
+        messages, provider, EncodeOptions(target=target, tools=tuple(tools or ()), **chosen)
     )
-    return _encode_with(messages, provider, options)
 
 
 def encode_with_report(
