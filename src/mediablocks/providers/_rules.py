@@ -50,9 +50,18 @@ class ForeignRules:
     def message(self, index: int, message: Message) -> Message:
         """``message`` (at ``index`` in the history) as the translator is to see it."""
         provider, options = self.provider, self.options
+        assistant = isinstance(message, AssistantMessage)
+        source = message.provider if isinstance(message, AssistantMessage) else None
         kept: list[Any] = []
         changed = False
         for position, block in enumerate(message.content):
+            if isinstance(block, TextBlock):  # most blocks: only a reply's citations concern them
+                if assistant:
+                    text = self._citations_for(block, source, index, position)
+                    changed = changed or text is not block
+                    block = text
+                kept.append(block)
+                continue
             original = block
             if (
                 isinstance(block, ThinkingBlock)
@@ -99,11 +108,9 @@ class ForeignRules:
                 block = _document_notes_for(block, provider)
             elif isinstance(block, FileBlock):
                 self._document_notes_lost(block, index, position)
-            if isinstance(block, TextBlock) and isinstance(message, AssistantMessage):
-                block = self._citations_for(block, message.provider, index, position)
             kept.append(block)
             changed = changed or block is not original
-            transcript = _audio_transcript(block) if isinstance(message, AssistantMessage) else None
+            transcript = _audio_transcript(block) if assistant else None
             if transcript and provider != "openai-chat":
                 kept.append(TextBlock(text=transcript))  # the spoken reply's words, kept
                 changed = True
