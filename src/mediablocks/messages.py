@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import os
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, overload
@@ -116,7 +115,12 @@ validator would build the whole message as Python dicts first)."""
 
 
 def _new_id() -> str:
-    return "msg_" + uuid.uuid4().hex
+    """``msg_`` and a random UUID (version 4) in hex, as ``uuid.uuid4().hex`` spells it; set
+    from 16 random bytes directly, a third of the cost (a decode makes one per message)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 4122 variant
+    return "msg_" + raw.hex()
 
 
 def _now() -> datetime:
