@@ -2,11 +2,13 @@
 
 The public face of translation, on the floor above the translators: the messages are read as
 every entry point reads them (`mediablocks.message_input`: strings, ``(role, content)`` pairs,
-dicts...) and checked once (tool arguments, text encodings, blocks left unread), uploaded media
-are resolved for the provider (`mediablocks.providers._uploaded`), what the provider's API
-refuses outright is refused (`check_sendable`), and the provider's translator
-(`mediablocks.providers.translator`) writes the fields. `encode_json` writes a whole JSON request
-body with the media base64 streamed straight into the output.
+dicts...), the provider is looked up once, and one pass over the history makes it ready for the
+translator: each message checked (tool arguments, text encodings, blocks left unread), its
+uploaded media resolved for the provider (`mediablocks.providers._uploaded`), the rules every
+translator shares applied (`ForeignRules`) and what the provider's API refuses outright refused
+(`SendableRules`). The provider's translator (`mediablocks.providers.translator`) then writes the
+fields, reusing the tool arguments' JSON text written by the check. `encode_json` writes a whole
+JSON request body with the media base64 streamed straight into the output.
 """
 
 from __future__ import annotations
