@@ -56,7 +56,7 @@ class ForeignRules:
         changed = False
         for position, block in enumerate(message.content):
             if isinstance(block, TextBlock):  # most blocks: only a reply's citations concern them
-                if assistant:
+                if assistant and (block.annotations or block.provider_data):
                     text = self._citations_for(block, source, index, position)
                     changed = changed or text is not block
                     block = text
