@@ -42,7 +42,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import mediablocks as mb
 from mediablocks._loading import freeze_loaded
-from mediablocks.messages import _stored_messages_adapter
+from mediablocks.message_json import _stored_messages_adapter
 
 
 def _best(

@@ -346,3 +346,19 @@ def test_any_text_is_dumped_losslessly_or_refused_by_name(text: str, where: str)
     else:
         assert mb.load_messages(mb.dump_messages(history)) == history
     assert ("invalid-unicode" in [p.code for p in mb.validate(history)]) == lone
+
+
+def test_message_ids_are_version_4_uuids_in_hex_and_distinct() -> None:
+    """A new message's id is ``msg_`` and a random UUID's hex, as ``uuid.uuid4().hex`` spells it
+    (version 4, RFC 4122 variant), never repeated."""
+    import uuid
+
+    ids = [mb.UserMessage.text("hi").id for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for made in ids:
+        assert made.startswith("msg_")
+        assert len(made) == 36
+        parsed = uuid.UUID(hex=made.removeprefix("msg_"))
+        assert parsed.version == 4
+        assert parsed.variant == uuid.RFC_4122
+        assert parsed.hex == made.removeprefix("msg_")

@@ -22,6 +22,8 @@ PROGRAM = TYPING / "user_program.py"
 NEWCOMERS = [TYPING / f"newcomer_{name}.py" for name in ("upload", "media", "messages")]
 """A newcomer's three programs (issue 31): an upload endpoint mapping errors by code, a photo and
 a voice note to three providers, messages in every shape the docs name."""
+ENCODE_OPTIONS = TYPING / "encode_options.py"
+"""`mb.encode` with every keyword option, each typed SDK and the JSON target (issue 30)."""
 
 pytestmark = pytest.mark.typecheck
 
@@ -48,6 +50,7 @@ def test_the_user_program_type_checks_with_mypy_strict_and_pyright(tmp_path: Pat
             "--no-error-summary",
             str(PROGRAM),
             *map(str, NEWCOMERS),
+            str(ENCODE_OPTIONS),
         ],
         cwd=ROOT,
         env=env,
@@ -97,3 +100,41 @@ def test_the_checkers_do_fail_on_a_wrong_program(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert 'Incompatible types in assignment (expression has type "Usage | None"' in done.stdout
+
+
+def test_the_checkers_refuse_a_wrong_encode_option(tmp_path: Path) -> None:
+    """With the options as one ``Unpack`` TypedDict, a misspelled option, an option value outside
+    its literals and an SDK result used as the wrong type are still each reported, by line."""
+    pytest.importorskip("mypy", reason="mypy is in the dev extra")
+    wrong = tmp_path / "wrong_encode.py"
+    wrong.write_text(
+        "import mediablocks as mb\n"
+        "mb.encode('hi', 'anthropic', thinkng='text')\n"
+        "mb.encode('hi', 'anthropic', unsupported='ignore')\n"
+        "mb.encode('hi', 'gemini', tools=mb.Tool(name='f'))\n"
+        "contents: int = mb.encode('hi', 'gemini')['contents']\n"
+        "body: int = mb.encode('hi', 'gemini', target='json')\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(TYPING / "mypy.ini"),
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
+            "--show-error-codes",
+            str(wrong),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "MYPYPATH": str(ROOT / "src")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    lines = {int(line.split(":")[1]) for line in done.stdout.splitlines() if ": error:" in line}
+    assert lines == {2, 3, 4, 5, 6}, done.stdout
+    assert '"thinkng"' in done.stdout

@@ -2,103 +2,161 @@
 
 The public face of translation, on the floor above the translators: the messages are read as
 every entry point reads them (`mediablocks.message_input`: strings, ``(role, content)`` pairs,
-dicts...) and checked once (tool arguments, text encodings, blocks left unread), uploaded media
-are resolved for the provider (`mediablocks.providers._uploaded`), what the provider's API
-refuses outright is refused (`check_sendable`), and the provider's translator
-(`mediablocks.providers.translator`) writes the fields. `encode_json` writes a whole JSON request
-body with the media base64 streamed straight into the output.
+dicts...), the provider is looked up once, and one pass over the history makes it ready for the
+translator: each message checked (tool arguments, text encodings, blocks left unread), its
+uploaded media resolved for the provider (`mediablocks.providers._uploaded`), the rules every
+translator shares applied (`ForeignRules`) and what the provider's API refuses outright refused
+(`SendableRules`). The provider's translator (`mediablocks.providers.translator`) then writes the
+fields, reusing the tool arguments' JSON text written by the check. `encode_json` writes a whole
+JSON request body with the media base64 streamed straight into the output.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, Literal, overload
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 from ._unicode import check_text
-from .blocks import RawBlock, ToolCallBlock, ToolResultBlock
+from .blocks import RawBlock, TextBlock, ToolCallBlock, ToolResultBlock
 from .errors import DecodeError, UnsupportedBlockError
 from .fetching.policy import FetchPolicy, fetch_budget, use_policy
-from .media import FileBlock
+from .media import FileBlock, MediaBlock
 from .message_input import MessagesLike, as_messages
-from .messages import Message
+from .messages import CompactionSummaryMessage, Message
 from .mime.encodings import is_text_type, text_encoding
-from .providers import _typed, merge_fields, translator, with_uploads_resolved
+from .providers import Encoder, _typed, entry_translator, merge_fields, with_uploads_resolved
+from .providers._common import ARGS_JSON, args_written
 from .providers._json import write_json
+from .providers._media_walk import map_media
 from .providers._model_media import check_model_media
-from .providers._options import EncodeOptions, InvalidOptionError, MediaSink, canonical_provider
+from .providers._options import EncodeOptions, InvalidOptionError, MediaSink
 from .providers._report import EncodeReport
-from .providers._rules import compaction_as_user, foreign_blocks_checked
-from .providers._sendable import check_sendable
-from .providers.registry import request_module
+from .providers._rules import ForeignRules
+from .providers._sendable import SendableRules
+from .providers._uploaded import is_portable_upload, upload_resolver
+from .providers.registry import Provider, provider_entry, request_part
 from .settings import Settings
 from .tools import Tool
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .sources.media_store import MediaStore
     from .uploading import Uploader
 
 __all__ = ["as_sendable", "encode", "encode_json", "encode_with_report"]
 
 
-def as_sendable(messages: Any, where: str = "encode") -> list[Message]:
+def as_sendable(
+    messages: Any,
+    where: str = "encode",
+    written: dict[int, tuple[ToolCallBlock, str]] | None = None,
+) -> list[Message]:
     """A list of messages from anything message-like (`mediablocks.message_input`), each
-    tool call's arguments checked to be JSON, and no block a dict left unread."""
+    tool call's arguments checked to be JSON, and no block a dict left unread. ``written``
+    collects each call's arguments as the JSON text a request carries (see `args_written`)."""
     out = as_messages(messages, where)
+    written = {} if written is None else written
     for index, item in enumerate(out):
-        _check_tool_args(index, item)
-        _check_unread(index, item)
-        _check_text_encoding(index, item)
+        _checked(index, item, written)
     return out
 
 
-def _check_text_encoding(index: int, message: Message) -> None:
+def _checked(index: int, message: Message, written: dict[int, tuple[ToolCallBlock, str]]) -> bool:
+    """Check one message's blocks by position (see `as_sendable`); True when it holds media
+    `mb.upload` made, which is resolved for the provider next."""
+    uploaded = False
+    for position, block in enumerate(message.content):
+        if isinstance(block, TextBlock):
+            continue
+        if isinstance(block, ToolCallBlock):
+            if block.raw_args is None:
+                written[id(block)] = (block, _args_text(index, position, block))
+        elif isinstance(block, RawBlock):
+            _check_read(index, position, block)
+        elif isinstance(block, MediaBlock):
+            uploaded = uploaded or is_portable_upload(block)
+            _check_text_encoding(index, position, block)
+        elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+            for item in block.content:
+                if isinstance(item, MediaBlock):
+                    uploaded = uploaded or is_portable_upload(item)
+                    _check_text_encoding(index, position, item)
+    return uploaded
+
+
+def _holds_upload(message: Message) -> bool:
+    """True when a message already checked holds media `mb.upload` made."""
+    for block in message.content:
+        inner = block.content if isinstance(block, ToolResultBlock) else (block,)
+        for item in () if isinstance(inner, str) else inner:
+            if isinstance(item, MediaBlock) and is_portable_upload(item):
+                return True
+    return False
+
+
+def _check_text_encoding(index: int, position: int, item: MediaBlock) -> None:
     """Text documents held in memory must be UTF-8, as every provider reads them: UTF-16 or
     UTF-32 without a byte-order mark is valid UTF-8 full of NULs and would arrive as garbage."""
-    for position, block in enumerate(getattr(message, "content", ())):
-        inner = block.content if isinstance(block, ToolResultBlock) else [block]
-        for item in () if isinstance(inner, str) else inner:
-            if not (isinstance(item, FileBlock) and item.loaded and is_text_type(item.mime_type)):
-                continue
-            encoding = text_encoding(item.read())
-            if encoding in ("utf-8", "utf-8-sig"):
-                continue
-            found = f"{encoding} text" if encoding else "not text in any encoding"
-            raise UnsupportedBlockError(
-                f"message {index}, block {position}: {item.describe()} is {found}, not UTF-8 "
-                "as providers read text; mb.prepare converts it",
-                block=item,
-            )
+    if not (isinstance(item, FileBlock) and item.loaded and is_text_type(item.mime_type)):
+        return
+    encoding = text_encoding(item.read())
+    if encoding in ("utf-8", "utf-8-sig"):
+        return
+    found = f"{encoding} text" if encoding else "not text in any encoding"
+    raise UnsupportedBlockError(
+        f"message {index}, block {position}: {item.describe()} is {found}, not UTF-8 "
+        "as providers read text; mb.prepare converts it",
+        block=item,
+    )
 
 
-def _check_unread(index: int, message: Message) -> None:
+def _check_read(index: int, position: int, block: RawBlock) -> None:
     """A block dict mediablocks could not read is kept as ``RawBlock(provider="unknown")`` (the
     history utilities keep it); no provider takes it, so encoding says what it was."""
-    for position, block in enumerate(getattr(message, "content", ())):
-        if isinstance(block, RawBlock) and block.provider == "unknown":
-            kind = block.data.get("type")
-            raise DecodeError(
-                f"message {index}, block {position} is not a mediablocks block (type {kind!r}); "
-                "to read a provider's own format use mb.decode(payload, provider)",
-                block=block,
-            )
+    if block.provider == "unknown":
+        kind = block.data.get("type")
+        raise DecodeError(
+            f"message {index}, block {position} is not a mediablocks block (type {kind!r}); "
+            "to read a provider's own format use mb.decode(payload, provider)",
+            block=block,
+        )
 
 
-def _check_tool_args(index: int, message: Message) -> None:
-    """Tool-call arguments must be JSON (every provider sends them as JSON): checked up front so a
-    non-JSON value raises `UnsupportedBlockError` naming the call, never a raw `TypeError`."""
-    for position, block in enumerate(getattr(message, "content", ())):
-        if not isinstance(block, ToolCallBlock) or block.raw_args is not None:
-            continue
-        try:
-            json.dumps(block.args)
-        except (TypeError, ValueError, RecursionError) as exc:
-            problem = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
-            raise UnsupportedBlockError(
-                f"message {index}, block {position}: tool call {block.name!r} ({block.id}) has "
-                f"arguments that are not JSON ({problem})"
-            ) from None
+def _args_text(index: int, position: int, block: ToolCallBlock) -> str:
+    """Tool-call arguments as the JSON text a request carries. They must be JSON (every provider
+    sends them as JSON): checked up front so a non-JSON value raises `UnsupportedBlockError`
+    naming the call, never a raw `TypeError`; the text is kept, and never written twice."""
+    try:
+        return ARGS_JSON.encode(block.args)
+    except (TypeError, ValueError, RecursionError) as exc:
+        problem = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+        raise UnsupportedBlockError(
+            f"message {index}, block {position}: tool call {block.name!r} ({block.id}) has "
+            f"arguments that are not JSON ({problem})"
+        ) from None
+
+
+class EncodeKeywords(TypedDict, total=False):
+    """The keyword options of `encode` besides ``target``, as a type checker sees them: one
+    definition for every overload (each is described on `EncodeOptions`)."""
+
+    url_media: Literal["auto", "url", "inline"]
+    policy: FetchPolicy | None
+    thinking: Literal["drop", "text"]
+    tool_result_media: Literal["error", "user_message"]
+    tools: Sequence[Tool] | None
+    tool_choice: str | None
+    settings: Settings | None
+    unsupported: Literal["error", "drop"]
+    compaction: Literal["skip", "user"]
+    media_store: MediaStore | None
+    uploader: Uploader | None
+
+
+_KEYWORDS = frozenset(EncodeKeywords.__annotations__)
 
 
 @overload
@@ -107,17 +165,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.OpenAIChatName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.OpenAIChatFields: ...
 
 
@@ -127,17 +175,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.OpenAIResponsesName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.OpenAIResponsesFields: ...
 
 
@@ -147,17 +185,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: Literal["anthropic"],
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.AnthropicFields: ...
 
 
@@ -167,17 +195,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.GeminiName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.GeminiFields: ...
 
 
@@ -187,17 +205,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: _typed.BedrockName,
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.BedrockFields: ...
 
 
@@ -207,17 +215,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: Literal["mistral"],
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.MistralFields: ...
 
 
@@ -227,17 +225,7 @@ def encode(  # type: ignore[overload-overlap]
     provider: Literal["ollama"],
     *,
     target: Literal["sdk"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> _typed.OllamaFields: ...
 
 
@@ -247,17 +235,7 @@ def encode(
     provider: str,
     *,
     target: Literal["sdk", "json"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = ...,
-    policy: FetchPolicy | None = ...,
-    thinking: Literal["drop", "text"] = ...,
-    tool_result_media: Literal["error", "user_message"] = ...,
-    tools: Sequence[Tool] | None = ...,
-    tool_choice: str | None = ...,
-    settings: Settings | None = ...,
-    unsupported: Literal["error", "drop"] = ...,
-    compaction: Literal["skip", "user"] = ...,
-    media_store: MediaStore | None = ...,
-    uploader: Uploader | None = ...,
+    **options: Unpack[EncodeKeywords],
 ) -> dict[str, Any]: ...
 
 
@@ -266,17 +244,7 @@ def encode(
     provider: str,
     *,
     target: Literal["sdk", "json"] = "sdk",
-    url_media: Literal["auto", "url", "inline"] = "auto",
-    policy: FetchPolicy | None = None,
-    thinking: Literal["drop", "text"] = "drop",
-    tool_result_media: Literal["error", "user_message"] = "user_message",
-    tools: Sequence[Tool] | None = None,
-    tool_choice: str | None = None,
-    settings: Settings | None = None,
-    unsupported: Literal["error", "drop"] = "error",
-    compaction: Literal["skip", "user"] = "skip",
-    media_store: MediaStore | None = None,
-    uploader: Uploader | None = None,
+    **options: Unpack[EncodeKeywords],
 ) -> Mapping[str, Any]:
     """The request fields for ``provider``: ``client.<call>(model=..., **encode(messages, ...))``.
 
@@ -293,22 +261,20 @@ def encode(
     Media uploaded with `mb.upload` goes out by its copy's id where ``provider``'s file store
     has one, inline elsewhere (its bytes from memory, ``media_store``, or its origin); with an
     ``uploader`` (`mb.Uploader`), what the store lacks is uploaded first instead.
+
+    For type checkers the options are written once, as `EncodeKeywords`
+    (``**options: Unpack[EncodeKeywords]``). Overloads remain only where the return type needs
+    them: a result typed by the literal value of ``provider`` (and ``target="sdk"``) can be
+    spelled no other way, so there is one per typed SDK plus the general ``dict`` one.
     """
-    options = EncodeOptions(
-        target=target,
-        url_media=url_media,
-        policy=policy,
-        thinking=thinking,
-        tool_result_media=tool_result_media,
-        tools=tuple(tools or ()),
-        tool_choice=tool_choice,
-        settings=settings,
-        unsupported=unsupported,
-        compaction=compaction,
-        media_store=media_store,
-        uploader=uploader,
+    unknown = sorted(options.keys() - _KEYWORDS)
+    if unknown:
+        raise TypeError(f"encode() got an unexpected keyword argument {unknown[0]!r}")
+    chosen: dict[str, Any] = dict(options)
+    tools = chosen.pop("tools", None)
+    return _encode_with(
+        messages, provider, EncodeOptions(target=target, tools=tuple(tools or ()), **chosen)
     )
-    return _encode_with(messages, provider, options)
 
 
 def encode_with_report(
@@ -322,30 +288,98 @@ def encode_with_report(
     return _encode_with(messages, provider, chosen), report
 
 
-def _encode_with(messages: MessagesLike, provider: str, options: EncodeOptions) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Target:
+    """The provider of one encode call, looked up once."""
+
+    named: str
+    """As the caller wrote it (errors repeat it)."""
+    name: str
+    """Canonical."""
+    wire: str
+    """The wire format it speaks (a profile's base)."""
+    entry: Provider
+    encoder: Encoder
+
+
+def _target(provider: str) -> _Target:
+    entry = provider_entry(provider)
+    encoder, _ = entry_translator(entry)
+    wire = entry.profile.base if entry.profile is not None else entry.name
+    return _Target(provider, entry.name, wire, entry, encoder)
+
+
+def _encode_with(
+    messages: MessagesLike,
+    provider: str,
+    options: EncodeOptions,
+    written: dict[int, tuple[ToolCallBlock, str]] | None = None,
+) -> dict[str, Any]:
+    """Encode; ``written`` is given when the messages were already checked (`as_sendable`)."""
     with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call fetches
-        return _encode_in_budget(messages, provider, options)
+        return _encode_in_budget(messages, provider, options, written)
 
 
 def _encode_in_budget(
-    messages: MessagesLike, provider: str, options: EncodeOptions
+    messages: MessagesLike,
+    provider: str,
+    options: EncodeOptions,
+    written: dict[int, tuple[ToolCallBlock, str]] | None,
 ) -> dict[str, Any]:
-    encoder, _ = translator(provider)
+    target = _target(provider)
+    checked = written is not None
+    written = {} if written is None else written
     # The policy given to encode is the scope's for every read it makes, header peeks included:
     # a path outside its allowed_roots is not opened even to detect its type.
     scope = use_policy(options.policy) if options.policy is not None else nullcontext()
     with scope:
-        listed = as_sendable(messages)
-        listed = with_uploads_resolved(listed, canonical_provider(provider), options)
-        if options.compaction == "user":
-            listed = compaction_as_user(listed)
-        listed = foreign_blocks_checked(listed, canonical_provider(provider), options)
-        check_sendable(listed, provider)  # empty tool ids and names, documented length limits
-        encoded = encoder(listed, options)
+        listed = as_messages(messages, "encode")
+        if options.uploader is not None:
+            # Uploads are the slow part: only a history already checked is uploaded.
+            if not checked:
+                for index, message in enumerate(listed):
+                    _checked(index, message, written)
+                checked = True
+            listed = with_uploads_resolved(listed, target.name, options)
+        listed = _ready(listed, target, options, written, checked)
+        with args_written(written):
+            encoded = target.encoder(listed, options)
     if options.tools or options.tool_choice is not None or options.settings is not None:
-        fields = request_module(provider).encode_fields(options)
-        encoded = merge_fields(encoded, fields, canonical_provider(provider))
+        fields = request_part(target.entry).encode_fields(options)
+        encoded = merge_fields(encoded, fields, target.name)
     return encoded
+
+
+def _ready(
+    listed: list[Message],
+    target: _Target,
+    options: EncodeOptions,
+    written: dict[int, tuple[ToolCallBlock, str]],
+    checked: bool,
+) -> list[Message]:
+    """The history as the translator is to see it, in one pass: each message checked
+    (`as_sendable`), its uploaded media resolved for the provider (`with_uploads_resolved`),
+    a compaction summary made a user message if asked, the rules every translator shares applied
+    (`ForeignRules`), and what the provider's API refuses outright refused (`check_sendable`).
+    A history with several problems raises for the first message holding one."""
+    foreign = ForeignRules(target.name, target.wire, options)
+    sendable = SendableRules(target.named, target.name, target.wire)
+    as_user = options.compaction == "user"
+    resolve: Callable[[MediaBlock], MediaBlock] | None = None
+    out: list[Message] = []
+    for index, message in enumerate(listed):
+        if _holds_upload(message) if checked else _checked(index, message, written):
+            if resolve is None:
+                resolve = upload_resolver(
+                    target.name, policy=options.policy, media_store=options.media_store
+                )
+            message = map_media([message], resolve)[0]
+        if as_user and isinstance(message, CompactionSummaryMessage):
+            message = message.as_user()
+        message = foreign.message(index, message)
+        sendable.check((message,), index)
+        out.append(message)
+    return out
 
 
 def encode_json(
@@ -382,9 +416,10 @@ def _encode_json_in_budget(
 ) -> bytes:
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
-    listed = as_sendable(messages, "encode_json")
+    written: dict[int, tuple[ToolCallBlock, str]] = {}
+    listed = as_sendable(messages, "encode_json", written)
     check_model_media(listed, provider, fields.get("model"))
-    encoded = _encode_with(listed, provider, chosen)
+    encoded = _encode_with(listed, provider, chosen, written)
     clashes = sorted(set(fields) & set(encoded))
     if clashes:
         raise InvalidOptionError(

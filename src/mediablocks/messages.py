@@ -17,7 +17,7 @@ Roles accept common aliases when parsing: ``human`` is ``user``; ``ai``, ``model
 from __future__ import annotations
 
 import functools
-import uuid
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import (
@@ -138,7 +138,12 @@ _CANONICAL_ROLE = _CanonicalRole()
 
 
 def _new_id() -> str:
-    return "msg_" + uuid.uuid4().hex
+    """``msg_`` and a random UUID (version 4) in hex, as ``uuid.uuid4().hex`` spells it; set
+    from 16 random bytes directly, a third of the cost (a decode makes one per message)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 4122 variant
+    return "msg_" + raw.hex()
 
 
 def _now() -> datetime:

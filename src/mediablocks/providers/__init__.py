@@ -45,7 +45,7 @@ from ._typed import (
     OpenAIChatFields,
     OpenAIResponsesFields,
 )
-from .registry import REGISTRY, provider_entry
+from .registry import REGISTRY, Provider, provider_entry
 
 __all__ = [
     "ALIASES",
@@ -65,6 +65,7 @@ __all__ = [
     "canonical_provider",
     "decode",
     "decode_response",
+    "entry_translator",
     "merge_fields",
     "normalized_stop_reason",
     "translator",
@@ -89,11 +90,15 @@ def translator(provider: str) -> tuple[Encoder, Decoder]:
     module is not part of this installation. Any other error while importing the module is raised
     as is (it is a bug in that translator, and only that provider is affected).
     """
-    name = canonical_provider(provider)
+    return entry_translator(provider_entry(provider))
+
+
+def entry_translator(entry: Provider) -> tuple[Encoder, Decoder]:
+    """`translator` for a provider already looked up (`provider_entry`)."""
+    name = entry.name
     pair = _loaded.get(name)
     if pair is not None:
         return pair
-    entry = provider_entry(name)
     # Shipped providers through TRANSLATORS; profiles declared at run time through their entry.
     module_name, to_name, from_name = (
         (entry.package, entry.encoder, entry.decoder)

@@ -1,7 +1,9 @@
 """Rules every translator shares, applied to the messages before a provider's translator sees
 them: signed thinking must name its provider, other providers' server-side blocks may be dropped
 with a report, Gemini clip settings are not lost silently, document notes move between Anthropic
-and Bedrock, an audio reply keeps its transcript, and a compaction summary can be rendered."""
+and Bedrock, citations in another provider's form are not sent, and an audio reply keeps its
+transcript. `ForeignRules` holds them for one provider; `encode` applies them to each message in
+its one pass over the history."""
 
 from __future__ import annotations
 
@@ -10,18 +12,17 @@ from typing import Any
 from ..blocks import RawBlock, TextBlock, ThinkingBlock
 from ..errors import MediaBlocksError, UnsupportedBlockError
 from ..media import AudioBlock, FileBlock, VideoBlock
-from ..messages import AssistantMessage, CompactionSummaryMessage, Message
+from ..messages import AssistantMessage, Message
 from ._common import unsupported
 from ._options import EncodeOptions
 from ._report import drop_or_raise
 
-__all__ = ["compaction_as_user", "foreign_blocks_checked"]
+__all__ = ["ForeignRules"]
 
 
-def foreign_blocks_checked(
-    messages: list[Message], provider: str, options: EncodeOptions
-) -> list[Message]:
-    """The messages ready for ``provider``'s translator, by two rules every translator shares.
+class ForeignRules:
+    """The rules every translator shares, for one canonical ``provider`` speaking ``wire``
+    (resolved once by the caller; `encode` applies `message` to each message in its one pass).
 
     A `ThinkingBlock` with a signature (or redacted data) but no ``provider`` raises
     `UnsupportedBlockError`: a signature is valid only where it was made, and mediablocks will not
@@ -30,10 +31,38 @@ def foreign_blocks_checked(
     reported, instead of raising in the translator. An assistant's audio reply (OpenAI Chat)
     going to another provider is followed by its transcript as text, so the words are not lost.
     """
-    out: list[Message] = []
-    for index, message in enumerate(messages):
+
+    __slots__ = ("_bases", "options", "provider", "wire")
+
+    def __init__(self, provider: str, wire: str, options: EncodeOptions) -> None:
+        self.provider = provider
+        self.wire = wire
+        self.options = options
+        self._bases: dict[str, str] = {}  # a message's provider -> its wire format, this call
+
+    def base(self, name: str) -> str:
+        """The wire format ``name`` speaks, looked up once per name."""
+        found = self._bases.get(name)
+        if found is None:
+            found = self._bases[name] = _base(name)
+        return found
+
+    def message(self, index: int, message: Message) -> Message:
+        """``message`` (at ``index`` in the history) as the translator is to see it."""
+        provider, options = self.provider, self.options
+        assistant = isinstance(message, AssistantMessage)
+        source = message.provider if isinstance(message, AssistantMessage) else None
         kept: list[Any] = []
+        changed = False
         for position, block in enumerate(message.content):
+            if isinstance(block, TextBlock):  # most blocks: only a reply's citations concern them
+                if assistant and (block.annotations or block.provider_data):
+                    text = self._citations_for(block, source, index, position)
+                    changed = changed or text is not block
+                    block = text
+                kept.append(block)
+                continue
+            original = block
             if (
                 isinstance(block, ThinkingBlock)
                 and block.provider is None
@@ -60,6 +89,7 @@ def foreign_blocks_checked(
                     message=index,
                     position=position,
                 )
+                changed = True
                 continue
             if isinstance(block, VideoBlock) and provider != "gemini":
                 clip = block.for_provider("gemini").get("video_metadata")
@@ -77,17 +107,52 @@ def foreign_blocks_checked(
             if isinstance(block, FileBlock) and provider in _DOCUMENT_NOTES:
                 block = _document_notes_for(block, provider)
             elif isinstance(block, FileBlock):
-                _document_notes_lost(block, provider, options, index, position)
-            if isinstance(block, TextBlock) and isinstance(message, AssistantMessage):
-                block = _citations_for(block, message.provider, provider, options, index, position)
+                self._document_notes_lost(block, index, position)
             kept.append(block)
-            transcript = _audio_transcript(block) if isinstance(message, AssistantMessage) else None
+            changed = changed or block is not original
+            transcript = _audio_transcript(block) if assistant else None
             if transcript and provider != "openai-chat":
                 kept.append(TextBlock(text=transcript))  # the spoken reply's words, kept
-        if kept != list(message.content):
+                changed = True
+        if changed and kept != list(message.content):
             message = message.model_copy(update={"content": kept})
-        out.append(message)
-    return out
+        return message
+
+    def _document_notes_lost(self, block: FileBlock, index: int, position: int) -> None:
+        """A document's ``context`` or ``citations`` setting (Anthropic, Bedrock) going where no
+        field takes it: raised, or dropped and reported."""
+        if self.wire in _DOCUMENT_NOTES:
+            return
+        for source in _DOCUMENT_NOTES:
+            notes = block.for_provider(source)
+            for note in ("context", "citations"):
+                if notes.get(note) is not None:
+                    drop_or_raise(
+                        self.options,
+                        self.provider,
+                        f"the {source} document {note} of {block.describe()}",
+                        f"{self.provider} has no field for a document's {note}",
+                        message=index,
+                        position=position,
+                        error=UnsupportedBlockError,
+                    )
+
+    def _citations_for(
+        self, block: TextBlock, source: str | None, index: int, position: int
+    ) -> TextBlock:
+        """A reply's citations going to another provider: each format is its provider's own
+        (Anthropic's ``citations``, OpenAI's ``annotations``...), so they are raised, or dropped
+        and reported, instead of being sent in a shape the target refuses or silently lost."""
+        chat_notes = block.for_provider("openai-chat").get("annotations")
+        if chat_notes and self.wire != "openai-chat":
+            _lost_citations(self.options, self.provider, "openai-chat", index, position)
+        if not block.annotations or not source:
+            return block
+        own = self.base(source)
+        if own == self.wire:
+            return block
+        _lost_citations(self.options, self.provider, own, index, position)
+        return block.model_copy(update={"annotations": []})
 
 
 _DOCUMENT_NOTES = {"anthropic": "bedrock", "bedrock": "anthropic"}
@@ -108,49 +173,6 @@ def _document_notes_for(block: FileBlock, provider: str) -> FileBlock:
     return block.model_copy(update={"provider_data": data})
 
 
-def _document_notes_lost(
-    block: FileBlock, provider: str, options: EncodeOptions, index: int, position: int
-) -> None:
-    """A document's ``context`` or ``citations`` setting (Anthropic, Bedrock) going where no
-    field takes it: raised, or dropped and reported."""
-    if _base(provider) in _DOCUMENT_NOTES:
-        return
-    for source in _DOCUMENT_NOTES:
-        notes = block.for_provider(source)
-        for note in ("context", "citations"):
-            if notes.get(note) is not None:
-                drop_or_raise(
-                    options,
-                    provider,
-                    f"the {source} document {note} of {block.describe()}",
-                    f"{provider} has no field for a document's {note}",
-                    message=index,
-                    position=position,
-                    error=UnsupportedBlockError,
-                )
-
-
-def _citations_for(
-    block: TextBlock,
-    source: str | None,
-    provider: str,
-    options: EncodeOptions,
-    index: int,
-    position: int,
-) -> TextBlock:
-    """A reply's citations going to another provider: each format is its provider's own
-    (Anthropic's ``citations``, OpenAI's ``annotations``...), so they are raised, or dropped and
-    reported, instead of being sent in a shape the target refuses or silently lost."""
-    own = _base(source) if source else None
-    chat_notes = block.for_provider("openai-chat").get("annotations")
-    if chat_notes and _base(provider) != "openai-chat":
-        _lost_citations(options, provider, "openai-chat", index, position)
-    if not block.annotations or own is None or own == _base(provider):
-        return block
-    _lost_citations(options, provider, own, index, position)
-    return block.model_copy(update={"annotations": []})
-
-
 def _lost_citations(
     options: EncodeOptions, provider: str, source: str, index: int, position: int
 ) -> None:
@@ -165,14 +187,12 @@ def _lost_citations(
     )
 
 
-def _base(provider: str | None) -> str:
-    """The wire format a provider name speaks (a profile's base)."""
-    from .registry import canonical_provider, provider_entry
+def _base(provider: str) -> str:
+    """The wire format a provider name speaks (a profile's base); an unknown name as it is."""
+    from .registry import provider_entry
 
-    if provider is None:
-        return ""
     try:
-        entry = provider_entry(canonical_provider(provider))
+        entry = provider_entry(provider)
     except MediaBlocksError:
         return provider
     return entry.profile.base if entry.profile is not None else entry.name
@@ -185,9 +205,3 @@ def _audio_transcript(block: Any) -> str | None:
     audio = block.for_provider("openai-chat").get("audio")
     transcript = audio.get("transcript") if isinstance(audio, dict) else None
     return transcript if isinstance(transcript, str) and transcript else None
-
-
-def compaction_as_user(messages: list[Message]) -> list[Message]:
-    """Each `CompactionSummaryMessage` replaced by a user message holding its summary, so the
-    model sees the context that was compacted (``compaction="user"``)."""
-    return [m.as_user() if isinstance(m, CompactionSummaryMessage) else m for m in messages]

@@ -23,6 +23,7 @@ from .lengths import NO_CAPS, LengthLimits, caps_for
 __all__ = [
     "HARNESS",
     "Problem",
+    "SendableRules",
     "block_rules",
     "canonical_target",
     "check_sendable",
@@ -71,42 +72,63 @@ def check_sendable(messages: Sequence[Message], provider: str) -> None:
     """Raise `UnsupportedBlockError` for what ``provider``'s API refuses outright (an empty tool
     call id or name, an id or a string past its documented length): called by `encode`."""
     canonical = canonical_target(provider)
-    wire = wire_of(canonical)
-    caps = caps_for(canonical, wire)
-    max_string = caps.max_string or sys.maxsize
-    max_id = caps.max_call_id or sys.maxsize
-    ids_needed = wire not in _IDS_OPTIONAL
-    # Every encode pays this loop, so it only reads lengths, dispatched on the type tag (faster
-    # than isinstance on pydantic models); the full rules run only once something fails.
-    limited = max_string < sys.maxsize
-    for message in messages:
-        blocks: Sequence[Any] = message.content  # read by tag: no union narrowing wanted here
-        for block in blocks:
-            kind = block.type
-            if kind == "tool_call":
-                ident = block.id
-                bad = not block.name or len(ident) > max_id or (ids_needed and not ident)
-            elif kind == "tool_result":
-                ident = block.tool_call_id
-                bad = len(ident) > max_id or (ids_needed and not ident)
-                bad = bad or (limited and len(block.text) > max_string)
-            elif not limited:
-                continue
-            elif kind == "text":
-                bad = len(block.text) > max_string
-            elif kind == "thinking":
-                bad = len(block.thinking) > max_string
-            else:
-                continue
-            if bad:
-                _raise_first(messages, provider, wire, caps)
+    SendableRules(provider, canonical, wire_of(canonical)).check(messages)
+
+
+class SendableRules:
+    """`check_sendable` for one provider, its name resolved by the caller: `encode` resolves the
+    provider once and runs `check` on each message as its single pass reaches it."""
+
+    __slots__ = ("caps", "ids_needed", "limited", "max_id", "max_string", "provider", "wire")
+
+    def __init__(self, provider: str, canonical: str | None, wire: str | None) -> None:
+        self.provider = provider  # as the caller named it, for the error
+        self.wire = wire
+        self.caps = caps_for(canonical, wire)
+        self.max_string = self.caps.max_string or sys.maxsize
+        self.max_id = self.caps.max_call_id or sys.maxsize
+        self.ids_needed = wire not in _IDS_OPTIONAL
+        self.limited = self.max_string < sys.maxsize
+
+    def check(self, messages: Sequence[Message], start: int = 0) -> None:
+        """Raise for the first block breaking a rule (``start``: the index of ``messages[0]``
+        in the history, for the error)."""
+        max_string, max_id = self.max_string, self.max_id
+        ids_needed, limited = self.ids_needed, self.limited
+        # Every encode pays this loop, so it only reads lengths, dispatched on the type tag
+        # (faster than isinstance on pydantic models); the full rules run once something fails.
+        for message in messages:
+            blocks: Sequence[Any] = message.content  # read by tag: no union narrowing wanted
+            for block in blocks:
+                kind = block.type
+                if kind == "tool_call":
+                    ident = block.id
+                    bad = not block.name or len(ident) > max_id or (ids_needed and not ident)
+                elif kind == "tool_result":
+                    ident = block.tool_call_id
+                    bad = len(ident) > max_id or (ids_needed and not ident)
+                    bad = bad or (limited and len(block.text) > max_string)
+                elif not limited:
+                    continue
+                elif kind == "text":
+                    bad = len(block.text) > max_string
+                elif kind == "thinking":
+                    bad = len(block.thinking) > max_string
+                else:
+                    continue
+                if bad:
+                    _raise_first(messages, self.provider, self.wire, self.caps, start)
 
 
 def _raise_first(
-    messages: Sequence[Message], provider: str, wire: str | None, caps: LengthLimits
+    messages: Sequence[Message],
+    provider: str,
+    wire: str | None,
+    caps: LengthLimits,
+    start: int = 0,
 ) -> None:
     """Raise for the first block breaking a rule `check_sendable` enforces, by position."""
-    for index, message in enumerate(messages):
+    for index, message in enumerate(messages, start):
         for position, block in enumerate(message.content):
             rules = block_rules(block, index, position, wire, None, deep=False, caps=caps)
             for problem in rules:

@@ -26,7 +26,13 @@ from ..sources.media_store import MediaStore, checked_get
 from ._file_stores import FILE_STORES, reads_by_reference
 from ._media_walk import map_media, media_blocks
 
-__all__ = ["EXPIRY_MARGIN", "for_provider", "recover_bytes"]
+__all__ = [
+    "EXPIRY_MARGIN",
+    "for_provider",
+    "is_portable_upload",
+    "recover_bytes",
+    "upload_resolver",
+]
 
 EXPIRY_MARGIN = 300.0
 """A copy expiring within this many seconds is not used: the request may still be in flight."""
@@ -72,11 +78,22 @@ def for_provider(
     listed = list(messages)
     if uploader is not None:  # a provider with no file store raises InvalidOptionError here
         listed = uploader(listed, provider)
-    if not any(
-        isinstance(block.source, FileIdSource) and block.source.portable
-        for _, block in media_blocks(listed)
-    ):
+    if not any(is_portable_upload(block) for _, block in media_blocks(listed)):
         return listed
+    return map_media(listed, upload_resolver(provider, policy=policy, media_store=media_store))
+
+
+def is_portable_upload(block: MediaBlock) -> bool:
+    """True for a block `mb.upload` made: its copies are kept, its bytes found by hash."""
+    source = block.source
+    return isinstance(source, FileIdSource) and source.portable
+
+
+def upload_resolver(
+    provider: str, *, policy: FetchPolicy | None, media_store: MediaStore | None
+) -> Callable[[MediaBlock], MediaBlock]:
+    """What `for_provider` does to each media block, for one provider: a portable uploaded block
+    as its copy's plain file id, or as inline bytes; any other block as it is."""
     store = FILE_STORES.get(provider)
     now = time.time()
 
@@ -104,4 +121,4 @@ def for_provider(
             raise
         return block.model_copy(update={"source": BytesSource(data=data)})
 
-    return map_media(listed, change)
+    return change

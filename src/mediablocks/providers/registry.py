@@ -36,6 +36,7 @@ __all__ = [
     "limits_for",
     "provider_entry",
     "request_module",
+    "request_part",
 ]
 
 _NONE = "—"
@@ -525,7 +526,11 @@ def request_module(name: str) -> ModuleType:
 
     Raises `UnsupportedSettingError` for a provider whose requests are not translated yet.
     """
-    entry = provider_entry(name)
+    return request_part(provider_entry(name))
+
+
+def request_part(entry: Provider) -> ModuleType:
+    """`request_module` for a provider already looked up (`provider_entry`)."""
     try:
         return entry.part("request")
     except ModuleNotFoundError as exc:
