@@ -219,7 +219,7 @@ def _write_batch(messages: Any) -> list[mb.Message]:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "batch.jsonl"
         mb.write_batch([(messages, {})], "anthropic", path, model="claude-x", max_tokens=10)
-        [line] = path.read_text(encoding="utf-8").splitlines()
+        [line] = path.read_text(encoding="utf-8").rstrip("\n").split("\n")  # JSONL: "\n" only
     return mb.decode(json.loads(line)["params"], "anthropic")
 
 
