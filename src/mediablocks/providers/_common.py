@@ -35,6 +35,7 @@ __all__ = [
     "call_names",
     "chat_messages",
     "data_uri",
+    "decode_payload",
     "default_filename",
     "dump_args",
     "file_id_of",
@@ -60,6 +61,8 @@ __all__ = [
 _M = TypeVar("_M", bound=MediaBlock)
 
 Part = dict[str, Any]
+PayloadRoute = tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], list[Message]]]
+"""A kind of payload object: how to tell it (``"messages" in data``) and how to decode it."""
 RoleEncoder = Callable[[Sequence[Block], int], list[Part]]
 """Encodes one message's blocks (and its index, for errors) into wire parts."""
 
@@ -400,6 +403,32 @@ def as_dict(payload: Any) -> Any:
     if callable(to_dict):
         return to_dict()
     return payload
+
+
+def decode_payload(
+    payload: Any,
+    what: str,
+    expected: str,
+    routes: Sequence[PayloadRoute],
+    items: Callable[[Any], list[Message]],
+    *,
+    plain: Callable[[Any], Any] = as_dict,
+    item_types: tuple[type, ...] = (list,),
+) -> list[Message]:
+    """What every ``from_<provider>`` does with its payload: an object goes to the first route
+    that tells it (a response, a request, one message...), a list (``item_types``) is a message
+    list for `items`, anything else raises `DecodeError` saying it is not ``what`` (``"a
+    Mistral payload"``) and, for an object, that ``expected`` was expected. ``plain`` turns SDK
+    objects into dicts first (`as_dict`)."""
+    data = plain(payload)
+    if isinstance(data, dict):
+        for tells, decode in routes:
+            if tells(data):
+                return decode(data)
+        raise DecodeError(f"not {what}: expected {expected}")
+    if isinstance(data, item_types):
+        return items(data)
+    raise DecodeError(f"not {what}: a {type(payload).__name__}")
 
 
 _FREE_FORM = frozenset(

@@ -27,6 +27,7 @@ from ...messages import (
 )
 from .._common import (
     as_dict,
+    decode_payload,
     tool_args,
     usage_count,
     user_turns,
@@ -246,27 +247,32 @@ def from_anthropic(payload: Any) -> list[Message]:
     after them), and each result gets its tool's ``name`` from the call it answers. SDK objects
     (``anthropic.types.Message``, content blocks in a message list) are read like dicts.
     """
-    data = _plain(payload)
-    if isinstance(data, dict):
-        if data.get("type") == "message" or (
-            data.get("role") == "assistant" and ("usage" in data or "stop_reason" in data)
-        ):
-            return [_response_from_anthropic(data)]
-        if "messages" in data:
-            out: list[Message] = []
-            if data.get("system") is not None:
-                out.append(_system_from_anthropic(data["system"], "Anthropic system"))
-            out.extend(_messages_from_anthropic(data["messages"]))
-            return out
-        if "role" in data:
-            return _messages_from_anthropic([data])
-        raise DecodeError(
-            "not an Anthropic payload: expected a request with 'messages', a response "
-            "(type 'message'), or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_anthropic(data)
-    raise DecodeError(f"not an Anthropic payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an Anthropic payload",
+        "a request with 'messages', a response (type 'message'), or a message with 'role'",
+        [
+            (_is_response, lambda data: [_response_from_anthropic(data)]),
+            (lambda data: "messages" in data, _request_from_anthropic),
+            (lambda data: "role" in data, lambda data: _messages_from_anthropic([data])),
+        ],
+        _messages_from_anthropic,
+        plain=_plain,
+    )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return data.get("type") == "message" or (
+        data.get("role") == "assistant" and ("usage" in data or "stop_reason" in data)
+    )
+
+
+def _request_from_anthropic(data: dict[str, Any]) -> list[Message]:
+    out: list[Message] = []
+    if data.get("system") is not None:
+        out.append(_system_from_anthropic(data["system"], "Anthropic system"))
+    out.extend(_messages_from_anthropic(data["messages"]))
+    return out
 
 
 def _plain(value: Any) -> Any:

@@ -25,6 +25,7 @@ from ...messages import (
 )
 from .._common import (
     as_dict,
+    decode_payload,
     strict_b64decode,
     tool_args,
     usage_count,
@@ -53,25 +54,25 @@ def from_bedrock(payload: Any) -> list[Message]:
     Bytes may be raw (boto3) or base64 text (the HTTP API's JSON). Tool results, which Bedrock
     carries in user turns, become `ToolMessage`s, each result named after the call it answers.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "output" in data:
-            return [_response_from_bedrock(data)]
-        if "messages" in data:
-            out: list[Message] = []
-            if data.get("system"):
-                out.append(_system_from_bedrock(data["system"]))
-            out.extend(_messages_from_bedrock(data["messages"]))
-            return out
-        if "role" in data:
-            return _messages_from_bedrock([data])
-        raise DecodeError(
-            "not a Bedrock Converse payload: expected a request with 'messages', a response "
-            "with 'output', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_bedrock(data)
-    raise DecodeError(f"not a Bedrock Converse payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Bedrock Converse payload",
+        "a request with 'messages', a response with 'output', or a message with 'role'",
+        [
+            (lambda data: "output" in data, lambda data: [_response_from_bedrock(data)]),
+            (lambda data: "messages" in data, _request_from_bedrock),
+            (lambda data: "role" in data, lambda data: _messages_from_bedrock([data])),
+        ],
+        _messages_from_bedrock,
+    )
+
+
+def _request_from_bedrock(data: dict[str, Any]) -> list[Message]:
+    out: list[Message] = []
+    if data.get("system"):
+        out.append(_system_from_bedrock(data["system"]))
+    out.extend(_messages_from_bedrock(data["messages"]))
+    return out
 
 
 def _response_from_bedrock(data: dict[str, Any]) -> AssistantMessage:

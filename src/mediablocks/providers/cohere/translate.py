@@ -42,6 +42,7 @@ from .._common import (
     blocks_from_content,
     chat_messages,
     data_uri,
+    decode_payload,
     dump_args,
     file_id_of,
     is_own_thinking,
@@ -345,21 +346,26 @@ def from_cohere(payload: Any) -> list[Message]:
 
     The SDK's objects (``V2ChatResponse``, message models) are read like dicts.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "finish_reason" in data or ("message" in data and "messages" not in data):
-            return [_response_from_cohere(data)]
-        if "messages" in data:
-            return _messages_from_cohere(data["messages"], data.get("documents"))
-        if "role" in data:
-            return _messages_from_cohere([data], None)
-        raise DecodeError(
-            "not a Cohere payload: expected a request with 'messages', a response with "
-            "'message' and 'finish_reason', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_cohere(data, None)
-    raise DecodeError(f"not a Cohere payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Cohere payload",
+        "a request with 'messages', a response with 'message' and 'finish_reason', or a "
+        "message with 'role'",
+        [
+            (
+                lambda data: (
+                    "finish_reason" in data or ("message" in data and "messages" not in data)
+                ),
+                lambda data: [_response_from_cohere(data)],
+            ),
+            (
+                lambda data: "messages" in data,
+                lambda data: _messages_from_cohere(data["messages"], data.get("documents")),
+            ),
+            (lambda data: "role" in data, lambda data: _messages_from_cohere([data], None)),
+        ],
+        lambda items: _messages_from_cohere(items, None),
+    )
 
 
 def _response_from_cohere(data: dict[str, Any]) -> AssistantMessage:

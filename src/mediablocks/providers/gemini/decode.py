@@ -32,6 +32,7 @@ from ...messages import (
 from ...mime import normalize_mime
 from ...sources import URLSource
 from .._common import (
+    decode_payload,
     synthetic_call_id,
     usage_count,
     user_turns,
@@ -74,29 +75,36 @@ def from_gemini(payload: Any) -> list[Message]:
     inline data. Function responses become `ToolMessage`s named and linked to their calls (by
     ``id``, or by name for models that send no ids).
     """
-    data = _plain(payload)
-    if isinstance(data, dict):
-        if any(_get(data, key) is not None for key in _RESPONSE_KEYS):
-            return [_Decoder().response(data)]
-        contents = _get(data, "contents")
-        if contents is not None:
-            decoder = _Decoder()
-            out: list[Message] = []
-            config = _plain(_get(data, "config"))
-            instruction = _get(data, "system_instruction") or _get(config, "system_instruction")
-            if instruction is not None:
-                out.append(decoder.system(instruction))
-            out.extend(decoder.contents(contents))
-            return out
-        if "parts" in data or "role" in data:
-            return _Decoder().contents([data])
-        raise DecodeError(
-            "not a Gemini payload: expected a request with 'contents', a response with "
-            "'candidates', or a content with 'parts'"
-        )
-    if isinstance(data, (list, str)):
-        return _Decoder().contents(data)
-    raise DecodeError(f"not a Gemini payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Gemini payload",
+        "a request with 'contents', a response with 'candidates', or a content with 'parts'",
+        [
+            (
+                lambda data: any(_get(data, key) is not None for key in _RESPONSE_KEYS),
+                lambda data: [_Decoder().response(data)],
+            ),
+            (lambda data: _get(data, "contents") is not None, _request_from_gemini),
+            (
+                lambda data: "parts" in data or "role" in data,
+                lambda data: _Decoder().contents([data]),
+            ),
+        ],
+        lambda items: _Decoder().contents(items),
+        plain=_plain,
+        item_types=(list, str),
+    )
+
+
+def _request_from_gemini(data: dict[str, Any]) -> list[Message]:
+    decoder = _Decoder()
+    out: list[Message] = []
+    config = _plain(_get(data, "config"))
+    instruction = _get(data, "system_instruction") or _get(config, "system_instruction")
+    if instruction is not None:
+        out.append(decoder.system(instruction))
+    out.extend(decoder.contents(_get(data, "contents")))
+    return out
 
 
 _RESPONSE_KEYS = ("candidates", "usage_metadata", "prompt_feedback", "response_id")

@@ -30,6 +30,7 @@ from .._common import (
     as_dict,
     blocks_from_content,
     chat_messages,
+    decode_payload,
     media_from_reference,
     pair_call,
     tool_args,
@@ -159,21 +160,20 @@ def from_mistral(payload: Any) -> list[Message]:
 
     The SDK's objects (``ChatCompletionResponse``, message models) are read like dicts.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "choices" in data:
-            return _response_from_mistral(data)
-        if "messages" in data:
-            return _messages_from_mistral(data["messages"])
-        if "role" in data:
-            return _messages_from_mistral([data])
-        raise DecodeError(
-            "not a Mistral payload: expected a request with 'messages', a response with "
-            "'choices', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_mistral(data)
-    raise DecodeError(f"not a Mistral payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Mistral payload",
+        "a request with 'messages', a response with 'choices', or a message with 'role'",
+        [
+            (lambda data: "choices" in data, _response_from_mistral),
+            (
+                lambda data: "messages" in data,
+                lambda data: _messages_from_mistral(data["messages"]),
+            ),
+            (lambda data: "role" in data, lambda data: _messages_from_mistral([data])),
+        ],
+        _messages_from_mistral,
+    )
 
 
 def _response_from_mistral(data: dict[str, Any]) -> list[Message]:

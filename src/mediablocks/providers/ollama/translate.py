@@ -47,6 +47,7 @@ from .._common import (
     as_dict,
     base64_data,
     call_names,
+    decode_payload,
     file_id_of,
     is_own_thinking,
     pair_call,
@@ -331,21 +332,20 @@ def from_ollama(payload: Any) -> list[Message]:
     ``ollama.ChatResponse`` and ``ollama.Message`` objects are read like dicts. Image strings are
     base64 (never taken for paths).
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "message" in data and "role" not in data:
-            return [_response_from_ollama(data)]
-        if "messages" in data:
-            return _messages_from_ollama(data["messages"])
-        if "role" in data:
-            return _messages_from_ollama([data])
-        raise DecodeError(
-            "not an Ollama payload: expected a request with 'messages', a response with "
-            "'message', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_ollama(data)
-    raise DecodeError(f"not an Ollama payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an Ollama payload",
+        "a request with 'messages', a response with 'message', or a message with 'role'",
+        [
+            (
+                lambda data: "message" in data and "role" not in data,
+                lambda data: [_response_from_ollama(data)],
+            ),
+            (lambda data: "messages" in data, lambda data: _messages_from_ollama(data["messages"])),
+            (lambda data: "role" in data, lambda data: _messages_from_ollama([data])),
+        ],
+        _messages_from_ollama,
+    )
 
 
 _USAGE_KEYS = (

@@ -33,6 +33,7 @@ from .._common import (
     add_tool_result,
     as_dict,
     blocks_from_content,
+    decode_payload,
     media_from_reference,
     tool_args,
     tool_result_content,
@@ -228,21 +229,20 @@ def from_openai_chat(payload: Any) -> list[Message]:
     The SDK's objects (``ChatCompletion``, ``ChatCompletionMessage``) are read like dicts. A
     response gives one `AssistantMessage` per choice (usually one), the usage on the first.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "choices" in data:
-            return _response_from_openai_chat(data)
-        if "messages" in data:
-            return _messages_from_openai_chat(data["messages"])
-        if "role" in data:
-            return _messages_from_openai_chat([data])
-        raise DecodeError(
-            "not an OpenAI Chat payload: expected a request with 'messages', a response with "
-            "'choices', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_openai_chat(data)
-    raise DecodeError(f"not an OpenAI Chat payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an OpenAI Chat payload",
+        "a request with 'messages', a response with 'choices', or a message with 'role'",
+        [
+            (lambda data: "choices" in data, _response_from_openai_chat),
+            (
+                lambda data: "messages" in data,
+                lambda data: _messages_from_openai_chat(data["messages"]),
+            ),
+            (lambda data: "role" in data, lambda data: _messages_from_openai_chat([data])),
+        ],
+        _messages_from_openai_chat,
+    )
 
 
 def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:

@@ -29,6 +29,7 @@ from ...messages import (
 )
 from .._common import (
     as_dict,
+    decode_payload,
     media_from_reference,
     parse_args,
     tool_result_content,
@@ -292,23 +293,29 @@ def from_openai_responses(payload: Any) -> list[Message]:
     string. A response (a dict or the SDK's ``Response``) gives one `AssistantMessage` holding
     every output item, with usage, stop reason, model and response id.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if data.get("object") == "response" or (
-            isinstance(data.get("output"), list) and "type" not in data
-        ):
-            return [_response_from_openai_responses(data)]
-        if "input" in data or "instructions" in data:
-            return _request_from_openai_responses(data)
-        if "type" in data or "role" in data:
-            return _items_from_openai_responses([data])
-        raise DecodeError(
-            "not an OpenAI Responses payload: expected a request with 'input', a response with "
-            "'output', or an input item"
-        )
-    if isinstance(data, list):
-        return _items_from_openai_responses(data)
-    raise DecodeError(f"not an OpenAI Responses payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an OpenAI Responses payload",
+        "a request with 'input', a response with 'output', or an input item",
+        [
+            (_is_response, lambda data: [_response_from_openai_responses(data)]),
+            (
+                lambda data: "input" in data or "instructions" in data,
+                _request_from_openai_responses,
+            ),
+            (
+                lambda data: "type" in data or "role" in data,
+                lambda data: _items_from_openai_responses([data]),
+            ),
+        ],
+        _items_from_openai_responses,
+    )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return data.get("object") == "response" or (
+        isinstance(data.get("output"), list) and "type" not in data
+    )
 
 
 def _request_from_openai_responses(data: dict[str, Any]) -> list[Message]:
