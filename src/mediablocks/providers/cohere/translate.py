@@ -34,25 +34,22 @@ from ...blocks import (
 )
 from ...errors import DecodeError, MediaBlocksError
 from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
-from ...messages import AssistantMessage, Message, SystemMessage, ToolMessage, Usage, UserMessage
+from ...messages import AssistantMessage, Message, Usage, UserMessage
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
+from .._chat_completions import ChatEncoder
 from .._common import (
     as_dict,
     blocks_from_content,
     chat_messages,
-    data_uri,
     decode_payload,
     dump_args,
     file_id_of,
-    is_own_thinking,
     media_from_reference,
     pair_call,
-    sendable,
     tool_args,
     unsupported,
     usage_count,
-    use_url,
 )
 from .._options import EncodeOptions
 
@@ -81,210 +78,99 @@ def to_cohere(messages: Sequence[Message], options: EncodeOptions | None = None)
     return fields
 
 
-class _Encoder:
+class _Encoder(ChatEncoder):
+    """One encoding pass: the messages, the request's documents, and media moved out of tool
+    results."""
+
+    provider = PROVIDER
+    system_only = "Cohere system messages take text only"
+    tool_media_refusal = "Cohere tool results carry text and documents only"
+    media_refusal = "Cohere models take no audio or video"
+    moved_kinds = (ImageBlock, AudioBlock, VideoBlock)
+
     def __init__(self, options: EncodeOptions) -> None:
-        self.options = options
-        self.out: list[dict[str, Any]] = []
+        super().__init__(options)
         self.documents: list[dict[str, Any]] = []
-        self.moved: list[dict[str, Any]] = []
-        """Content for the user message that follows a run of tool messages."""
+        self.plans: list[str] = []
+        self.citations: list[Any] = []
 
-    def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        for index, message in sendable(messages):
-            if isinstance(message, ToolMessage):
-                for position, block in enumerate(message.content):
-                    if not isinstance(block, ToolResultBlock):
-                        raise unsupported(
-                            PROVIDER, block, index, position, "a tool message holds tool results"
-                        )
-                    self.out.append(self._tool_result(block, index, position))
-                continue
-            self._flush_moved()
-            if isinstance(message, UserMessage):
-                self._user(message.content, index)
-            elif isinstance(message, SystemMessage):
-                self.out.append(self._system(message.content, index))
-            elif isinstance(message, AssistantMessage):
-                self.out.append(self._assistant(message.content, index))
-        self._flush_moved()
-        return self.out
-
-    def _flush_moved(self) -> None:
-        if self.moved:
-            self.out.append({"role": "user", "content": self.moved})
-            self.moved = []
-
-    def _system(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-            else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "Cohere system messages take text only"
-                )
-        return {"role": "system", "content": _content_value(parts)}
-
-    def _user(self, blocks: Sequence[Block], index: int) -> None:
-        parts: list[dict[str, Any]] = []
-        has_results = False
+    def user(self, message: UserMessage, index: int) -> None:
+        self.flush_moved()
         documents_before = len(self.documents)
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolResultBlock):
-                has_results = True
-                self.out.append(self._tool_result(block, index, position))
-            elif isinstance(block, ToolCallBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
-                )
-            else:
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
+        parts, has_results = self.user_parts(message.content, index)
         has_documents = len(self.documents) > documents_before
         if parts or not (has_results or has_documents):
             # a message of documents only is all in the request's ``documents``
-            self.out.append({"role": "user", "content": _content_value(parts)})
+            self.out.append({"role": "user", "content": self.content_value(parts)})
 
-    def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
-        plans: list[str] = []
-        citations: list[Any] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolCallBlock):
-                calls.append(_tool_call_to_cohere(block))
-            elif isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool results belong in tool messages"
-                )
-            elif isinstance(block, TextBlock) and block.for_provider(PROVIDER).get("tool_plan"):
-                plans.append(block.text)
-            else:
-                if isinstance(block, TextBlock):
-                    citations.extend(block.for_provider(PROVIDER).get("citations") or [])
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-        message: dict[str, Any] = {"role": "assistant"}
+    def reply(self, message: AssistantMessage, index: int) -> dict[str, Any]:
+        self.plans = []
+        self.citations = []
+        parts, calls = self.reply_parts(message.content, index)
+        out: dict[str, Any] = {"role": "assistant"}
         if parts or not calls:
-            message["content"] = parts
-        if plans:
-            message["tool_plan"] = "".join(plans)
+            out["content"] = parts
+        if self.plans:
+            out["tool_plan"] = "".join(self.plans)
         if calls:
-            message["tool_calls"] = calls
-        if citations:
-            message["citations"] = citations
-        return message
+            out["tool_calls"] = calls
+        if self.citations:
+            out["citations"] = self.citations
+        return out
 
-    def _part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
-        """One content part (None when the block is dropped by a documented option, or goes
-        to the request's ``documents``)."""
-        if isinstance(block, TextBlock):
-            return {"type": "text", "text": block.text}
-        if isinstance(block, ThinkingBlock):
-            return _thinking_to_cohere(block, self.options)
-        if isinstance(block, RawBlock):
-            if block.provider != PROVIDER:
-                raise unsupported(
-                    PROVIDER, block, index, position, f"it holds {block.provider} content"
-                )
-            return dict(block.data)
-        if isinstance(block, ImageBlock):
-            return _image_to_cohere(block, index, position, self.options)
-        if isinstance(block, FileBlock):
-            self.documents.append(_document_to_cohere(block, index, position, self.options))
-            return None
-        if isinstance(block, (AudioBlock, VideoBlock)):
-            raise unsupported(
-                PROVIDER, block, index, position, "Cohere models take no audio or video"
-            )
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
-
-    def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
-        content: str | list[dict[str, Any]]
-        if isinstance(result.content, str):
-            content = result.content
-        else:
-            parts: list[dict[str, Any]] = []
-            media: list[ImageBlock | AudioBlock | VideoBlock] = []
-            for block in result.content:
-                if isinstance(block, FileBlock):
-                    document = _document_to_cohere(block, index, position, self.options)
-                    parts.append({"type": "document", "document": document})
-                elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
-                    media.append(block)
-                else:
-                    part = self._part(block, index, position)
-                    if part is not None:
-                        parts.append(part)
-            if media:
-                self._move_media(media, result.tool_call_id, index, position)
-            content = parts if parts else ""
-        return {"role": "tool", "tool_call_id": result.tool_call_id, "content": content}
-
-    def _move_media(
+    def reply_block(
         self,
-        media: list[ImageBlock | AudioBlock | VideoBlock],
-        call_id: str,
+        block: Block,
         index: int,
         position: int,
-    ) -> None:
-        if self.options.tool_result_media == "error":
-            raise unsupported(
-                PROVIDER,
-                media[0],
-                index,
-                position,
-                "Cohere tool results carry text and documents only; "
-                "tool_result_media='user_message' moves the media into a user message",
-            )
-        self.moved.append({"type": "text", "text": f"Media returned by tool call {call_id}:"})
-        for block in media:
-            part = self._part(block, index, position)
-            if part is not None:
-                self.moved.append(part)
+        parts: list[dict[str, Any]],
+        calls: list[dict[str, Any]],
+    ) -> bool:
+        """The ``tool_plan`` goes in its field; citations ride beside the text they cite."""
+        if isinstance(block, TextBlock):
+            if block.for_provider(PROVIDER).get("tool_plan"):
+                self.plans.append(block.text)
+                return True
+            self.citations.extend(block.for_provider(PROVIDER).get("citations") or [])
+        return False
 
+    def tool_call(self, block: ToolCallBlock) -> dict[str, Any]:
+        return {
+            "id": block.id,
+            "type": "function",
+            "function": {"name": block.name, "arguments": dump_args(block)},
+        }
 
-def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """A lone plain text part goes out as a string, the form every Cohere model takes."""
-    if len(parts) == 1 and set(parts[0]) == {"type", "text"} and parts[0]["type"] == "text":
-        text: str = parts[0]["text"]
-        return text
-    return parts
+    def result_part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
+        """A file in a tool result is a ``document`` entry of the result itself."""
+        if isinstance(block, FileBlock):
+            document = _document_to_cohere(block, index, position, self.options)
+            return {"type": "document", "document": document}
+        return super().result_part(block, index, position)
 
+    def content_value(self, parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        """A lone plain text part goes out as a string, the form every Cohere model takes."""
+        return super().content_value(parts) if parts else parts
 
-def _thinking_to_cohere(block: ThinkingBlock, options: EncodeOptions) -> dict[str, Any] | None:
-    if is_own_thinking(block, PROVIDER) and not block.redacted:
+    # -- blocks -----------------------------------------------------------------------------
+
+    def own_thinking(self, block: ThinkingBlock) -> dict[str, Any]:
         return {"type": "thinking", "thinking": block.thinking}
-    if options.thinking == "text" and block.thinking:
-        return {"type": "text", "text": block.thinking}
-    return None
 
+    def image_part(self, block: ImageBlock, index: int, position: int) -> dict[str, Any]:
+        if file_id_of(block) is not None:
+            why = "Cohere takes images by URL or inline, not file id"
+            raise unsupported(PROVIDER, block, index, position, why)
+        image_url: dict[str, Any] = {"url": self.url_or_data_uri(block, index, position)}
+        detail = block.detail or block.for_provider(PROVIDER).get("detail")
+        if detail is not None:
+            image_url["detail"] = detail
+        return {"type": "image_url", "image_url": image_url}
 
-def _image_to_cohere(
-    block: ImageBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    if file_id_of(block) is not None:
-        raise unsupported(
-            PROVIDER, block, index, position, "Cohere takes images by URL or inline, not file id"
-        )
-    try:
-        as_url = use_url(block, True, options)
-    except MediaBlocksError as exc:
-        raise unsupported(PROVIDER, block, index, position, str(exc)) from None
-    if as_url:
-        assert isinstance(block.source, URLSource)
-        url = block.source.url
-    else:
-        url = data_uri(block, options)
-    image_url: dict[str, Any] = {"url": url}
-    detail = block.detail or block.for_provider(PROVIDER).get("detail")
-    if detail is not None:
-        image_url["detail"] = detail
-    return {"type": "image_url", "image_url": image_url}
+    def file_part(self, block: FileBlock, index: int, position: int) -> None:
+        """A text document goes to the request's ``documents``, not into the message."""
+        self.documents.append(_document_to_cohere(block, index, position, self.options))
+        return
 
 
 def _document_to_cohere(
@@ -328,14 +214,6 @@ def _document_to_cohere(
     digest = hashlib.sha256(data).hexdigest()[:16]
     title = block.filename or "document"
     return {"id": f"doc_{digest}", "data": {"title": title, "text": text}}
-
-
-def _tool_call_to_cohere(block: ToolCallBlock) -> dict[str, Any]:
-    return {
-        "id": block.id,
-        "type": "function",
-        "function": {"name": block.name, "arguments": dump_args(block)},
-    }
 
 
 # -- decode -----------------------------------------------------------------------------------
