@@ -339,15 +339,17 @@ def chat_messages(
     *,
     assistant: Callable[[dict[str, Any], str], AssistantMessage],
     tool_result: Callable[[dict[str, Any], str, list[tuple[str, str]]], Block],
-    others: Mapping[str, Callable[[dict[str, Any], str], Message]],
+    content: Callable[[Any, str], list[Block]] | None = None,
+    others: Mapping[str, Callable[[dict[str, Any], str], Message]] | None = None,
     tool_roles: tuple[str, ...] = ("tool",),
     roles: str = "system, user, assistant or tool",
 ) -> list[Message]:
     """Decoded messages of a Chat Completions-shaped list: ``assistant`` turns, ``tool``
-    messages (``tool_roles``) joined into `ToolMessage`s, and the ``others`` by role
-    (``"system"``, ``"user"``...). ``tool_result`` gets the ``(id, name)`` calls of the last
-    assistant turn still unanswered, to pair results without ids. ``label`` names the format in
-    errors (``"Mistral"``), ``roles`` the roles it takes."""
+    messages (``tool_roles``) joined into `ToolMessage`s, system and user messages of their
+    ``content`` decoded, and the roles in ``others`` (``"developer"``...) read whole by their
+    own function. ``tool_result`` gets the ``(id, name)`` calls of the last assistant turn still
+    unanswered, to pair results without ids. ``label`` names the format in errors
+    (``"Mistral"``), ``roles`` the roles it takes."""
     if not isinstance(items, list):
         raise DecodeError(f"{label} 'messages' is not a list")
     out: list[Message] = []
@@ -368,8 +370,12 @@ def chat_messages(
             reply = assistant(item, where)
             pending = [(call.id, call.name) for call in reply.tool_calls]
             out.append(reply)
-        elif isinstance(role, str) and role in others:
+        elif others is not None and isinstance(role, str) and role in others:
             out.append(others[role](item, where))
+        elif content is not None and role == "system":
+            out.append(SystemMessage(content=content(item.get("content"), where)))
+        elif content is not None and role == "user":
+            out.append(UserMessage(content=content(item.get("content"), where)))
         else:
             raise DecodeError(f"{where} has role {role!r}, not {roles}")
     return out

@@ -33,7 +33,6 @@ __all__ = [
     "blocks_from_content",
     "bytes_or_base64",
     "call_names",
-    "chat_messages",
     "data_uri",
     "decode_payload",
     "default_filename",
@@ -540,44 +539,3 @@ def synthetic_call_id(prefix: str, name: Any, args: Any, where: str) -> str:
         json.dumps([name, args, where], sort_keys=True, default=str).encode("utf-8")
     ).hexdigest()
     return f"{prefix}{digest[:20]}"
-
-
-def chat_messages(
-    items: Any,
-    label: str,
-    *,
-    content: Callable[[Any, str], list[Block]],
-    assistant: Callable[[dict[str, Any], str], AssistantMessage],
-    tool_result: Callable[[dict[str, Any], str, list[tuple[str, str]]], ToolResultBlock],
-) -> list[Message]:
-    """Decoded messages of a Chat Completions-shaped list (Mistral, Cohere): system, user and
-    assistant turns, and ``tool`` messages joined into `ToolMessage`s. ``tool_result`` gets the
-    ``(id, name)`` calls of the last assistant turn still unanswered, to pair results without ids.
-    ``label`` names the format in errors (``"Mistral"``)."""
-    if not isinstance(items, list):
-        raise DecodeError(f"{label} 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []  # (id, name) of calls not answered yet
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"{label} message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            add_tool_result(out, tool_result(item, where, pending), join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "system":
-            out.append(SystemMessage(content=content(item.get("content"), where)))
-        elif role == "user":
-            out.append(UserMessage(content=content(item.get("content"), where)))
-        elif role == "assistant":
-            reply = assistant(item, where)
-            pending = [(call.id, call.name) for call in reply.tool_calls]
-            out.append(reply)
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
-    return out

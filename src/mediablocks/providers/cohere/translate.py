@@ -37,11 +37,10 @@ from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import AssistantMessage, Message, Usage, UserMessage
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
-from .._chat_completions import ChatEncoder
+from .._chat_completions import ChatEncoder, chat_messages
 from .._common import (
     as_dict,
     blocks_from_content,
-    chat_messages,
     decode_payload,
     dump_args,
     file_id_of,
@@ -290,9 +289,9 @@ def _messages_from_cohere(items: Any, documents: Any) -> list[Message]:
     out = chat_messages(
         items,
         "Cohere",
-        content=_content_from_cohere,
         assistant=_assistant_from_cohere,
         tool_result=_tool_result_from_cohere,
+        content=_content_from_cohere,
     )
     if documents is not None:
         out.extend(_documents_message(documents))

@@ -25,11 +25,11 @@ from ...messages import (
     Message,
     Usage,
 )
+from .._chat_completions import chat_messages
 from .._chat_envelope import ABSENT, envelope_notes
 from .._common import (
     as_dict,
     blocks_from_content,
-    chat_messages,
     decode_payload,
     media_from_reference,
     pair_call,
@@ -245,9 +245,9 @@ def _messages_from_mistral(items: Any) -> list[Message]:
     return chat_messages(
         items,
         "Mistral",
-        content=_content_from_mistral,
         assistant=_assistant_from_mistral,
         tool_result=_tool_result_from_mistral,
+        content=_content_from_mistral,
     )
 
 

@@ -42,8 +42,8 @@ from ...messages import (
     Usage,
     UserMessage,
 )
+from .._chat_completions import chat_messages
 from .._common import (
-    add_tool_result,
     as_dict,
     base64_data,
     call_names,
@@ -68,7 +68,6 @@ TEXT_SEPARATOR = "\n\n"
 
 _MESSAGE_KEYS = frozenset({"role", "content", "images", "thinking", "tool_calls", "tool_name"})
 _TOOL_KEYS = _MESSAGE_KEYS | {"tool_call_id"}
-_ROLES = {"system": SystemMessage, "user": UserMessage}
 _OWN_ID = "own_id"
 """Marks (in ``provider_data["ollama"]``) a call id Ollama sent: it goes back (`sends_call_id`)."""
 
@@ -414,34 +413,32 @@ def _created_at(value: Any) -> datetime | None:
 
 
 def _messages_from_ollama(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("Ollama 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []  # (id, name) of the last turn's unanswered calls
     sent_ids: set[str] = set()  # ids Ollama gave the calls so far
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"Ollama message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            result = _tool_result_from_ollama(item, where, pending, sent_ids)
-            add_tool_result(out, result, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "assistant":
-            assistant = _assistant_from_ollama(item, where)
-            pending = [(call.id, call.name) for call in assistant.tool_calls]
-            sent_ids.update(c.id for c in assistant.tool_calls if sends_call_id(c))
-            out.append(assistant)
-        elif role in _ROLES:
-            out.append(_ROLES[role](content=_blocks_from_ollama(item, where)))
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
-    return out
+
+    def assistant(item: dict[str, Any], where: str) -> AssistantMessage:
+        reply = _assistant_from_ollama(item, where)
+        sent_ids.update(call.id for call in reply.tool_calls if sends_call_id(call))
+        return reply
+
+    def tool_result(
+        item: dict[str, Any], where: str, pending: list[tuple[str, str]]
+    ) -> ToolResultBlock:
+        return _tool_result_from_ollama(item, where, pending, sent_ids)
+
+    return chat_messages(
+        items, "Ollama", assistant=assistant, tool_result=tool_result, others=_ROLE_READERS
+    )
+
+
+def _system_from_ollama(item: dict[str, Any], where: str) -> Message:
+    return SystemMessage(content=_blocks_from_ollama(item, where))
+
+
+def _user_from_ollama(item: dict[str, Any], where: str) -> Message:
+    return UserMessage(content=_blocks_from_ollama(item, where))
+
+
+_ROLE_READERS = {"system": _system_from_ollama, "user": _user_from_ollama}
 
 
 def _assistant_from_ollama(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:

@@ -7,6 +7,7 @@ See ``translate`` for what maps to what; parts mediablocks does not model decode
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from ...blocks import (
@@ -28,9 +29,9 @@ from ...messages import (
     UserMessage,
 )
 from ...mime import detect_mime
+from .._chat_completions import chat_messages
 from .._chat_envelope import envelope_notes
 from .._common import (
-    add_tool_result,
     as_dict,
     blocks_from_content,
     decode_payload,
@@ -306,49 +307,52 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
 
 
 def _messages_from_openai_chat(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("OpenAI Chat 'messages' is not a list")
-    out: list[Message] = []
     names: dict[str, str] = {}  # tool name by call id, for the results' ``name``
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"OpenAI Chat message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role in ("tool", "function"):
-            block: Block = (
-                _tool_result_from_openai_chat(item, where, names)
-                if role == "tool"
-                else _raw(item, "message")  # a legacy function result, kept verbatim
-            )
-            add_tool_result(out, block, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role in ("system", "developer"):
-            content = _content_from_openai_chat(item.get("content"), where)
-            notes: dict[str, Any] = {"role": "developer"} if role == "developer" else {}
-            kept = message_fields(item, frozenset({"role", "content"}))
-            if kept:
-                notes["message_fields"] = kept  # a system message's name...
-            out.append(SystemMessage(content=content, metadata={PROVIDER: notes} if notes else {}))
-        elif role == "user":
-            name = item.get("name") if isinstance(item.get("name"), str) else None
-            content = _content_from_openai_chat(item.get("content"), where)
-            kept = message_fields(item, frozenset({"role", "content", "name"}))
-            metadata = {PROVIDER: {"message_fields": kept}} if kept else {}
-            out.append(UserMessage(content=content, name=name, metadata=metadata))
-        elif role == "assistant":
-            assistant = _assistant_from_openai_chat(item, where)
-            names.update({call.id: call.name for call in assistant.tool_calls})
-            out.append(assistant)
-        else:
-            raise DecodeError(
-                f"{where} has role {role!r}, not system, developer, user, assistant or tool"
-            )
-    return out
+
+    def assistant(item: dict[str, Any], where: str) -> AssistantMessage:
+        reply = _assistant_from_openai_chat(item, where)
+        names.update({call.id: call.name for call in reply.tool_calls})
+        return reply
+
+    def tool_result(item: dict[str, Any], where: str, pending: list[tuple[str, str]]) -> Block:
+        if item.get("role") == "function":
+            return _raw(item, "message")  # a legacy function result, kept verbatim
+        return _tool_result_from_openai_chat(item, where, names)
+
+    return chat_messages(
+        items,
+        "OpenAI Chat",
+        assistant=assistant,
+        tool_result=tool_result,
+        others=_ROLES,
+        tool_roles=("tool", "function"),
+        roles="system, developer, user, assistant or tool",
+    )
+
+
+def _system_from_openai_chat(item: dict[str, Any], where: str) -> SystemMessage:
+    """A ``system`` or ``developer`` message (the role noted, to go back as it came)."""
+    content = _content_from_openai_chat(item.get("content"), where)
+    notes: dict[str, Any] = {"role": "developer"} if item.get("role") == "developer" else {}
+    kept = message_fields(item, frozenset({"role", "content"}))
+    if kept:
+        notes["message_fields"] = kept  # a system message's name...
+    return SystemMessage(content=content, metadata={PROVIDER: notes} if notes else {})
+
+
+def _user_from_openai_chat(item: dict[str, Any], where: str) -> UserMessage:
+    name = item.get("name") if isinstance(item.get("name"), str) else None
+    content = _content_from_openai_chat(item.get("content"), where)
+    kept = message_fields(item, frozenset({"role", "content", "name"}))
+    metadata = {PROVIDER: {"message_fields": kept}} if kept else {}
+    return UserMessage(content=content, name=name, metadata=metadata)
+
+
+_ROLES: dict[str, Callable[[dict[str, Any], str], Message]] = {
+    "system": _system_from_openai_chat,
+    "developer": _system_from_openai_chat,
+    "user": _user_from_openai_chat,
+}
 
 
 _ASSISTANT_KEYS = frozenset({"role", "content", "tool_calls", "refusal", "audio", "function_call"})
