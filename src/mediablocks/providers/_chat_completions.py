@@ -11,6 +11,7 @@ that provider's package. `chat_messages` reads such a list back.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
 from typing_extensions import assert_never
@@ -24,7 +25,7 @@ from ._common import add_tool_result, as_dict, data_uri, is_own_thinking, sendab
 from ._common import use_url as _use_url
 from ._options import EncodeOptions
 
-__all__ = ["NOTHING_SAID", "ChatEncoder", "MovedMedia", "Part", "chat_messages"]
+__all__ = ["NOTHING_SAID", "ChatEncoder", "MovedMedia", "Part", "Reply", "chat_messages"]
 
 Part = dict[str, Any]
 MovedMedia = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
@@ -33,6 +34,17 @@ NOTHING_SAID: Part = {"role": "assistant", "content": ""}
 """An assistant message left with nothing to send: not sent, as for every provider."""
 
 _MOVES = "tool_result_media='user_message' moves the media into a user message"
+
+
+@dataclass
+class Reply:
+    """An assistant message being encoded."""
+
+    parts: list[Part] = field(default_factory=list)
+    calls: list[Part] = field(default_factory=list)
+    """Its ``tool_calls`` entries."""
+    fields: Part = field(default_factory=lambda: {"role": "assistant"})
+    """The message itself: what goes beside its content and calls, in the order written."""
 
 
 class ChatEncoder:
@@ -151,37 +163,33 @@ class ChatEncoder:
 
     def reply(self, message: AssistantMessage, index: int) -> Part:
         """An assistant message: its parts, and its tool calls in ``tool_calls``."""
-        parts, calls = self.reply_parts(message.content, index)
-        out: Part = {"role": "assistant"}
-        if parts or not calls:
-            out["content"] = self.content_value(parts)
-        if calls:
-            out["tool_calls"] = calls
+        reply = self.gather_reply(message.content, index)
+        out = reply.fields
+        if reply.parts or not reply.calls:
+            out["content"] = self.content_value(reply.parts)
+        if reply.calls:
+            out["tool_calls"] = reply.calls
         return out
 
-    def reply_parts(self, blocks: Sequence[Block], index: int) -> tuple[list[Part], list[Part]]:
-        """An assistant message's ``(parts, tool calls)``; `reply_block` takes what a provider
+    def gather_reply(self, blocks: Sequence[Block], index: int) -> Reply:
+        """An assistant message's parts and tool calls; `reply_block` takes what a provider
         writes elsewhere first."""
-        parts: list[Part] = []
-        calls: list[Part] = []
+        reply = Reply()
         for position, block in enumerate(blocks):
             if isinstance(block, ToolCallBlock):
-                calls.append(self.tool_call(block))
-            elif self.reply_block(block, index, position, parts, calls):
+                reply.calls.append(self.tool_call(block))
+            elif self.reply_block(block, index, position, reply):
                 continue
             elif isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    self.provider, block, index, position, "tool results belong in tool messages"
-                )
+                why = "tool results belong in tool messages"
+                raise unsupported(self.provider, block, index, position, why)
             else:
                 part = self.part(block, index, position)
                 if part is not None:
-                    parts.append(part)
-        return parts, calls
+                    reply.parts.append(part)
+        return reply
 
-    def reply_block(
-        self, block: Block, index: int, position: int, parts: list[Part], calls: list[Part]
-    ) -> bool:
+    def reply_block(self, block: Block, index: int, position: int, reply: Reply) -> bool:
         """Whether the provider wrote this assistant block somewhere of its own (a field of the
         message, a verbatim call...); False sends it as a part."""
         return False

@@ -39,6 +39,7 @@ __all__ = [
     "dump_args",
     "file_id_of",
     "group_turns",
+    "has_messages",
     "inline_mime",
     "is_own_thinking",
     "media_from_reference",
@@ -60,8 +61,11 @@ __all__ = [
 _M = TypeVar("_M", bound=MediaBlock)
 
 Part = dict[str, Any]
-PayloadRoute = tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], list[Message]]]
-"""A kind of payload object: how to tell it (``"messages" in data``) and how to decode it."""
+PayloadRoute = tuple[
+    str, Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], "Message | list[Message]"]
+]
+"""A kind of payload object: what it is (``"a response with 'choices'"``), how to tell it, and
+its decoder."""
 RoleEncoder = Callable[[Sequence[Block], int], list[Part]]
 """Encodes one message's blocks (and its index, for errors) into wire parts."""
 
@@ -404,27 +408,42 @@ def as_dict(payload: Any) -> Any:
     return payload
 
 
+def has_messages(data: dict[str, Any]) -> bool:
+    """Whether a payload object is a request: it has ``messages``."""
+    return "messages" in data
+
+
+def _has_role(data: dict[str, Any]) -> bool:
+    return "role" in data
+
+
 def decode_payload(
     payload: Any,
     what: str,
-    expected: str,
-    routes: Sequence[PayloadRoute],
     items: Callable[[Any], list[Message]],
+    response: PayloadRoute,
     *,
+    request: PayloadRoute | None = None,
+    item: tuple[str, Callable[[dict[str, Any]], bool]] = ("a message with 'role'", _has_role),
     plain: Callable[[Any], Any] = as_dict,
     item_types: tuple[type, ...] = (list,),
 ) -> list[Message]:
-    """What every ``from_<provider>`` does with its payload: an object goes to the first route
-    that tells it (a response, a request, one message...), a list (``item_types``) is a message
-    list for `items`, anything else raises `DecodeError` saying it is not ``what`` (``"a
-    Mistral payload"``) and, for an object, that ``expected`` was expected. ``plain`` turns SDK
-    objects into dicts first (`as_dict`)."""
+    """What every ``from_<provider>`` does with its payload: an object is a ``response``, a
+    ``request`` (by default one with ``messages``, for `items`) or an ``item`` of a list; a
+    list (``item_types``) goes to `items`. Each route says what it is (for the error), how to
+    tell it, and (but an item) its decoder. Anything else raises `DecodeError` saying it is not
+    ``what`` (``"a Mistral payload"``). ``plain`` turns SDK objects into dicts first."""
     data = plain(payload)
     if isinstance(data, dict):
-        for tells, decode in routes:
+        if request is None:
+            request = ("a request with 'messages'", has_messages, lambda d: items(d["messages"]))
+        for _, tells, decode in (response, request):
             if tells(data):
-                return decode(data)
-        raise DecodeError(f"not {what}: expected {expected}")
+                decoded = decode(data)
+                return decoded if isinstance(decoded, list) else [decoded]
+        if item[1](data):
+            return items([data])
+        raise DecodeError(f"not {what}: expected {request[0]}, {response[0]}, or {item[0]}")
     if isinstance(data, item_types):
         return items(data)
     raise DecodeError(f"not {what}: a {type(payload).__name__}")

@@ -28,6 +28,7 @@ from ...messages import (
 from .._common import (
     as_dict,
     decode_payload,
+    has_messages,
     tool_args,
     usage_count,
     user_turns,
@@ -250,13 +251,13 @@ def from_anthropic(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "an Anthropic payload",
-        "a request with 'messages', a response (type 'message'), or a message with 'role'",
-        [
-            (_is_response, lambda data: [_response_from_anthropic(data)]),
-            (lambda data: "messages" in data, _request_from_anthropic),
-            (lambda data: "role" in data, lambda data: _messages_from_anthropic([data])),
-        ],
         _messages_from_anthropic,
+        ("a response (type 'message')", _is_response, _response_from_anthropic),
+        request=(
+            "a request with 'messages'",
+            has_messages,
+            _request_from_anthropic,
+        ),
         plain=_plain,
     )
 

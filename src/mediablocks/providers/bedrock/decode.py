@@ -26,6 +26,7 @@ from ...messages import (
 from .._common import (
     as_dict,
     decode_payload,
+    has_messages,
     strict_b64decode,
     tool_args,
     usage_count,
@@ -57,13 +58,13 @@ def from_bedrock(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "a Bedrock Converse payload",
-        "a request with 'messages', a response with 'output', or a message with 'role'",
-        [
-            (lambda data: "output" in data, lambda data: [_response_from_bedrock(data)]),
-            (lambda data: "messages" in data, _request_from_bedrock),
-            (lambda data: "role" in data, lambda data: _messages_from_bedrock([data])),
-        ],
         _messages_from_bedrock,
+        ("a response with 'output'", lambda data: "output" in data, _response_from_bedrock),
+        request=(
+            "a request with 'messages'",
+            has_messages,
+            _request_from_bedrock,
+        ),
     )
 
 

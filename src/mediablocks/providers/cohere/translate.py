@@ -37,13 +37,14 @@ from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import AssistantMessage, Message, Usage, UserMessage
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
-from .._chat_completions import ChatEncoder, chat_messages
+from .._chat_completions import ChatEncoder, Reply, chat_messages
 from .._common import (
     as_dict,
     blocks_from_content,
     decode_payload,
     dump_args,
     file_id_of,
+    has_messages,
     media_from_reference,
     pair_call,
     tool_args,
@@ -105,26 +106,19 @@ class _Encoder(ChatEncoder):
     def reply(self, message: AssistantMessage, index: int) -> dict[str, Any]:
         self.plans = []
         self.citations = []
-        parts, calls = self.reply_parts(message.content, index)
-        out: dict[str, Any] = {"role": "assistant"}
-        if parts or not calls:
-            out["content"] = parts
+        reply = self.gather_reply(message.content, index)
+        out = reply.fields
+        if reply.parts or not reply.calls:
+            out["content"] = reply.parts
         if self.plans:
             out["tool_plan"] = "".join(self.plans)
-        if calls:
-            out["tool_calls"] = calls
+        if reply.calls:
+            out["tool_calls"] = reply.calls
         if self.citations:
             out["citations"] = self.citations
         return out
 
-    def reply_block(
-        self,
-        block: Block,
-        index: int,
-        position: int,
-        parts: list[dict[str, Any]],
-        calls: list[dict[str, Any]],
-    ) -> bool:
+    def reply_block(self, block: Block, index: int, position: int, reply: Reply) -> bool:
         """The ``tool_plan`` goes in its field; citations ride beside the text they cite."""
         if isinstance(block, TextBlock):
             if block.for_provider(PROVIDER).get("tool_plan"):
@@ -226,23 +220,18 @@ def from_cohere(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "a Cohere payload",
-        "a request with 'messages', a response with 'message' and 'finish_reason', or a "
-        "message with 'role'",
-        [
-            (
-                lambda data: (
-                    "finish_reason" in data or ("message" in data and "messages" not in data)
-                ),
-                lambda data: [_response_from_cohere(data)],
-            ),
-            (
-                lambda data: "messages" in data,
-                lambda data: _messages_from_cohere(data["messages"], data.get("documents")),
-            ),
-            (lambda data: "role" in data, lambda data: _messages_from_cohere([data], None)),
-        ],
         lambda items: _messages_from_cohere(items, None),
+        ("a response with 'message' and 'finish_reason'", _is_response, _response_from_cohere),
+        request=(
+            "a request with 'messages'",
+            has_messages,
+            lambda data: _messages_from_cohere(data["messages"], data.get("documents")),
+        ),
     )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return "finish_reason" in data or ("message" in data and "messages" not in data)
 
 
 def _response_from_cohere(data: dict[str, Any]) -> AssistantMessage:

@@ -78,22 +78,21 @@ def from_gemini(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "a Gemini payload",
-        "a request with 'contents', a response with 'candidates', or a content with 'parts'",
-        [
-            (
-                lambda data: any(_get(data, key) is not None for key in _RESPONSE_KEYS),
-                lambda data: [_Decoder().response(data)],
-            ),
-            (lambda data: _get(data, "contents") is not None, _request_from_gemini),
-            (
-                lambda data: "parts" in data or "role" in data,
-                lambda data: _Decoder().contents([data]),
-            ),
-        ],
         lambda items: _Decoder().contents(items),
+        ("a response with 'candidates'", _is_response, lambda data: _Decoder().response(data)),
+        request=("a request with 'contents'", _is_request, _request_from_gemini),
+        item=("a content with 'parts'", lambda data: "parts" in data or "role" in data),
         plain=_plain,
         item_types=(list, str),
     )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return any(_get(data, key) is not None for key in _RESPONSE_KEYS)
+
+
+def _is_request(data: dict[str, Any]) -> bool:
+    return _get(data, "contents") is not None
 
 
 def _request_from_gemini(data: dict[str, Any]) -> list[Message]:

@@ -163,16 +163,8 @@ def from_mistral(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "a Mistral payload",
-        "a request with 'messages', a response with 'choices', or a message with 'role'",
-        [
-            (lambda data: "choices" in data, _response_from_mistral),
-            (
-                lambda data: "messages" in data,
-                lambda data: _messages_from_mistral(data["messages"]),
-            ),
-            (lambda data: "role" in data, lambda data: _messages_from_mistral([data])),
-        ],
         _messages_from_mistral,
+        ("a response with 'choices'", lambda data: "choices" in data, _response_from_mistral),
     )
 
 

@@ -334,17 +334,13 @@ def from_ollama(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "an Ollama payload",
-        "a request with 'messages', a response with 'message', or a message with 'role'",
-        [
-            (
-                lambda data: "message" in data and "role" not in data,
-                lambda data: [_response_from_ollama(data)],
-            ),
-            (lambda data: "messages" in data, lambda data: _messages_from_ollama(data["messages"])),
-            (lambda data: "role" in data, lambda data: _messages_from_ollama([data])),
-        ],
         _messages_from_ollama,
+        ("a response with 'message'", _is_response, _response_from_ollama),
     )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return "message" in data and "role" not in data
 
 
 _USAGE_KEYS = (

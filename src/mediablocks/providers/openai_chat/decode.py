@@ -233,16 +233,8 @@ def from_openai_chat(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "an OpenAI Chat payload",
-        "a request with 'messages', a response with 'choices', or a message with 'role'",
-        [
-            (lambda data: "choices" in data, _response_from_openai_chat),
-            (
-                lambda data: "messages" in data,
-                lambda data: _messages_from_openai_chat(data["messages"]),
-            ),
-            (lambda data: "role" in data, lambda data: _messages_from_openai_chat([data])),
-        ],
         _messages_from_openai_chat,
+        ("a response with 'choices'", lambda data: "choices" in data, _response_from_openai_chat),
     )
 
 

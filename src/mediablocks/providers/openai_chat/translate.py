@@ -41,7 +41,7 @@ from ...messages import (
     SystemMessage,
     UserMessage,
 )
-from .._chat_completions import NOTHING_SAID, ChatEncoder
+from .._chat_completions import NOTHING_SAID, ChatEncoder, Reply
 from .._chat_envelope import ABSENT
 from .._common import (
     base64_data,
@@ -100,8 +100,6 @@ class _Encoder(ChatEncoder):
         self.own = False
         """Whether the assistant message being encoded came from the endpoint encoded for:
         its reasoning field and its tool calls' own fields go back to it only."""
-        self.fields: dict[str, Any] = {}
-        """The assistant message being encoded: what goes beside its content."""
         self.refusals: list[str] = []
 
     def tool_message_extra(self, block: Block, index: int, position: int) -> None:
@@ -139,32 +137,24 @@ class _Encoder(ChatEncoder):
             self.out.append(with_message_fields(reply, message) if self.own else reply)
 
     def reply(self, message: AssistantMessage, index: int) -> dict[str, Any]:
-        self.fields = {"role": "assistant"}
         self.refusals = []
-        parts, calls = self.reply_parts(message.content, index)
-        out, refusals = self.fields, self.refusals
-        if parts:
-            out["content"] = self.content_value(parts)
-        elif calls or "audio" in out or "function_call" in out or refusals:
+        reply = self.gather_reply(message.content, index)
+        out, refusals = reply.fields, self.refusals
+        if reply.parts:
+            out["content"] = self.content_value(reply.parts)
+        elif reply.calls or "audio" in out or "function_call" in out or refusals:
             out["content"] = None
         else:
             out["content"] = ""
         if refusals:
             out["refusal"] = "\n".join(refusals)
-        if calls:
-            out["tool_calls"] = calls
+        if reply.calls:
+            out["tool_calls"] = reply.calls
         return out
 
-    def reply_block(
-        self,
-        block: Block,
-        index: int,
-        position: int,
-        parts: list[dict[str, Any]],
-        calls: list[dict[str, Any]],
-    ) -> bool:
+    def reply_block(self, block: Block, index: int, position: int, reply: Reply) -> bool:
         """Reasoning back in its field, refusals, an earlier audio reply, verbatim calls."""
-        out = self.fields
+        out = reply.fields
         if isinstance(block, ThinkingBlock) and self.own and (field := _reasoning_field(block)):
             # reasoning an OpenAI-compatible server returned goes back to it in its field
             # (DeepSeek and Z.ai require it after tool calls in thinking mode)
@@ -174,22 +164,20 @@ class _Encoder(ChatEncoder):
             self.refusals.append(block.text)
         elif isinstance(block, AudioBlock):
             if "audio" in out:
-                raise unsupported(
-                    PROVIDER, block, index, position, "an assistant message has one audio"
-                )
+                why = "an assistant message has one audio"
+                raise unsupported(PROVIDER, block, index, position, why)
             out["audio"] = _assistant_audio_to_openai_chat(block, index, position)
         elif isinstance(block, RawBlock) and block.provider == PROVIDER:
             slot = _slot(block)
             if slot == "tool_calls":
-                calls.append(dict(block.data))
+                reply.calls.append(dict(block.data))
             elif slot == "function_call":
                 out["function_call"] = dict(block.data)
             elif slot == "part":
-                parts.append(dict(block.data))
+                reply.parts.append(dict(block.data))
             else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "a whole message inside a message"
-                )
+                why = "a whole message inside a message"
+                raise unsupported(PROVIDER, block, index, position, why)
         elif not isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
             raise unsupported(
                 PROVIDER,

@@ -296,20 +296,15 @@ def from_openai_responses(payload: Any) -> list[Message]:
     return decode_payload(
         payload,
         "an OpenAI Responses payload",
-        "a request with 'input', a response with 'output', or an input item",
-        [
-            (_is_response, lambda data: [_response_from_openai_responses(data)]),
-            (
-                lambda data: "input" in data or "instructions" in data,
-                _request_from_openai_responses,
-            ),
-            (
-                lambda data: "type" in data or "role" in data,
-                lambda data: _items_from_openai_responses([data]),
-            ),
-        ],
         _items_from_openai_responses,
+        ("a response with 'output'", _is_response, _response_from_openai_responses),
+        request=("a request with 'input'", _is_request, _request_from_openai_responses),
+        item=("an input item", lambda data: "type" in data or "role" in data),
     )
+
+
+def _is_request(data: dict[str, Any]) -> bool:
+    return "input" in data or "instructions" in data
 
 
 def _is_response(data: dict[str, Any]) -> bool:
