@@ -97,6 +97,8 @@ class ChatEncoder:
             elif isinstance(message, AssistantMessage):
                 self.flush_moved()
                 self.assistant(message, index)
+            else:
+                assert_never(message)
         self.flush_moved()
         return self.out
 

@@ -7,7 +7,9 @@ import hashlib
 import json
 import mimetypes
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Union
+
+from typing_extensions import assert_never
 
 from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..datauri import b64decode, b64encode, is_data_uri
@@ -15,7 +17,6 @@ from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..fetching.policy import current_policy, decision_for
 from ..media import MediaBlock
 from ..messages import (
-    SESSION_ROLES,
     AssistantMessage,
     Message,
     SystemMessage,
@@ -26,6 +27,7 @@ from ..sources import FileIdSource, URLSource
 from ._options import EncodeOptions
 
 __all__ = [
+    "ModelMessage",
     "add_tool_result",
     "as_dict",
     "base64_data",
@@ -70,10 +72,14 @@ RoleEncoder = Callable[[Sequence[Block], int], list[Part]]
 """Encodes one message's blocks (and its index, for errors) into wire parts."""
 
 
-def sendable(messages: Sequence[Message]) -> Iterator[tuple[int, Message]]:
+ModelMessage = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
+"""The messages a model sees (session messages are the application's)."""
+
+
+def sendable(messages: Sequence[Message]) -> Iterator[tuple[int, ModelMessage]]:
     """``(index, message)`` for the messages a model sees: session messages are skipped."""
     for index, message in enumerate(messages):
-        if message.role not in SESSION_ROLES:
+        if isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolMessage)):
             yield index, message
 
 
@@ -114,8 +120,8 @@ def group_turns(
             role, parts = "user", tool(message.content, index)
         elif isinstance(message, UserMessage):
             role, parts = "user", user(message.content, index)
-        else:  # pragma: no cover - sendable() yields only the four roles above
-            continue
+        else:
+            assert_never(message)
         if not parts:
             continue
         if role_for is not None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Union
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -212,7 +214,9 @@ def _content_to_anthropic(
         raise unsupported(PROVIDER, block, index, position, "Anthropic models take no audio")
     if isinstance(block, VideoBlock):
         raise unsupported(PROVIDER, block, index, position, "Anthropic models take no video")
-    raise unsupported(PROVIDER, block, index, position, "not allowed here")
+    if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+    assert_never(block)
 
 
 def _extras(block: Block) -> dict[str, Any]:

@@ -26,6 +26,8 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -221,7 +223,9 @@ class _Encoder:
             return self._audio(block, index, position)
         if isinstance(block, RawBlock):
             return self._raw(block, index, position)
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+            raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        assert_never(block)
 
     def _thinking(self, block: ThinkingBlock, *, replay: bool) -> dict[str, Any] | None:
         """Bedrock's own reasoning is replayed in assistant turns (with its signature when it

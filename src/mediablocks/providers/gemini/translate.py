@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -224,7 +226,9 @@ class _Encoder:
             return self._finish(block, self._media(block, index, position))
         if isinstance(block, RawBlock):
             return self._raw(block, index, position)
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+            raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        assert_never(block)
 
     def _text(self, block: TextBlock) -> dict[str, Any] | None:
         """Empty text is sent only when it carries Gemini data (a thought signature)."""

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     ContentBlock,
@@ -153,8 +155,10 @@ def _message_to_ollama(
                 position,
                 "Ollama takes images only (no audio, video or files)",
             )
-        else:
+        elif isinstance(block, ToolResultBlock):
             raise unsupported(PROVIDER, block, index, position)
+        else:
+            assert_never(block)
     message: dict[str, Any] = {"role": role, "content": TEXT_SEPARATOR.join(texts)}
     if thinking:
         message["thinking"] = TEXT_SEPARATOR.join(thinking)

@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -111,6 +113,8 @@ class _Encoder:
                 self._assistant(message.content, index)
             elif isinstance(message, ToolMessage):
                 self._tool(message.content, index)
+            else:
+                assert_never(message)
         return self.items
 
     # -- roles ------------------------------------------------------------------------------
@@ -256,7 +260,9 @@ class _Encoder:
                 position,
                 "the Responses API takes no video; send frames as images",
             )
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        if isinstance(block, (ToolCallBlock, ToolResultBlock)):
+            raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        assert_never(block)
 
     def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
         """A ``function_call_output``: the text, or a list of text, image and file parts."""
