@@ -33,7 +33,7 @@ from ...blocks import (
     ToolResultBlock,
 )
 from ...errors import MediaBlocksError, UnsupportedBlockError
-from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ...messages import (
     Message,
 )
@@ -127,10 +127,12 @@ def _system_to_anthropic(
             part = _thinking_to_anthropic(block, options, replay=False)
         elif isinstance(block, RawBlock):
             part = _raw_to_anthropic(block, index, position)
-        else:
+        elif isinstance(block, (ToolCallBlock, ToolResultBlock, MediaBlock)):
             raise unsupported(
                 PROVIDER, block, index, position, "Anthropic system prompts take text only"
             )
+        else:
+            assert_never(block)
         if part is not None:
             parts.append(part)
     return parts
@@ -175,7 +177,7 @@ def _assistant_to_anthropic(
             raise unsupported(
                 PROVIDER, block, index, position, "tool results belong in tool or user messages"
             )
-        else:
+        elif isinstance(block, MediaBlock):
             raise unsupported(
                 PROVIDER,
                 block,
@@ -184,6 +186,8 @@ def _assistant_to_anthropic(
                 "Anthropic assistant turns hold text, thinking and tool calls; media goes in "
                 "user turns",
             )
+        else:
+            assert_never(block)
         if part is not None:
             parts.append(part)
     return parts

@@ -156,10 +156,12 @@ class _Encoder:
                 part = self._thinking(block, replay=False)
             elif isinstance(block, RawBlock):
                 part = self._raw(block, index, position)
-            else:
+            elif isinstance(block, (ToolCallBlock, ToolResultBlock, MediaBlock)):
                 raise unsupported(
                     PROVIDER, block, index, position, "Gemini system instructions take text only"
                 )
+            else:
+                assert_never(block)
             if part is not None:
                 parts.append(part)
         return parts

@@ -302,7 +302,7 @@ def _tool_result_to_ollama(
             elif isinstance(block, RawBlock):
                 _check_raw(block, index, position)
                 extra.append(block)
-            else:
+            elif isinstance(block, MediaBlock):
                 raise unsupported(
                     PROVIDER,
                     block,
@@ -310,6 +310,8 @@ def _tool_result_to_ollama(
                     position,
                     "in a tool result; Ollama takes images only (no audio, video or files)",
                 )
+            else:
+                assert_never(block)
     message: dict[str, Any] = {"role": "tool", "content": TEXT_SEPARATOR.join(texts)}
     if images:
         message["images"] = images

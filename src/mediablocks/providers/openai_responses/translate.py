@@ -129,10 +129,12 @@ class _Encoder:
                 part = self._part(block, index, position)
                 if part is not None:
                     parts.append(part)
-            else:
+            elif isinstance(block, (ToolCallBlock, ToolResultBlock, RawBlock, MediaBlock)):
                 raise unsupported(
                     PROVIDER, block, index, position, "OpenAI system messages take text only"
                 )
+            else:
+                assert_never(block)
         if notes.get("instructions") is True:
             if any(part.get("type") != "input_text" for part in parts):
                 raise UnsupportedBlockError(
@@ -198,7 +200,7 @@ class _Encoder:
                     PROVIDER, block, index, position, "a verbatim part outside its message item"
                 )
             self.items.append(_raw_item(block, index, position))
-        else:
+        elif isinstance(block, (ToolResultBlock, MediaBlock)):
             raise unsupported(
                 PROVIDER,
                 block,
@@ -207,6 +209,8 @@ class _Encoder:
                 "OpenAI assistant items carry text, reasoning and tool calls; media go in "
                 "user messages or tool results",
             )
+        else:
+            assert_never(block)
 
     def _thinking_item(self, block: ThinkingBlock) -> None:
         """Own reasoning (with its item id) is replayed verbatim; other thinking per option."""
@@ -222,10 +226,12 @@ class _Encoder:
                 self.items.append(self._tool_result(block, index, position))
             elif isinstance(block, RawBlock) and not _is_part(block):
                 self.items.append(_raw_item(block, index, position))
-            else:
+            elif isinstance(block, (TextBlock, ThinkingBlock, ToolCallBlock, RawBlock, MediaBlock)):
                 raise unsupported(
                     PROVIDER, block, index, position, "a tool message holds tool results"
                 )
+            else:
+                assert_never(block)
 
     # -- parts ------------------------------------------------------------------------------
 
