@@ -21,7 +21,7 @@ from ..errors import DecodeError, MediaBlocksError
 from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from ..sources import URLSource
-from ._common import add_tool_result, as_dict, data_uri, is_own_thinking, sendable, unsupported
+from ._common import add_tool_result, data_uri, is_own_thinking, sendable, unsupported, wire_object
 from ._common import use_url as _use_url
 from ._options import EncodeOptions
 
@@ -366,10 +366,8 @@ def chat_messages(
     pending: list[tuple[str, str]] = []  # (id, name) of calls not answered yet
     previous_was_tool = False
     for position, raw in enumerate(items):
-        item = as_dict(raw)
         where = f"{label} message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        item = wire_object(raw, where, "a message object")
         role = item.get("role")
         if role in tool_roles:
             add_tool_result(out, tool_result(item, where, pending), join=previous_was_tool)

@@ -58,6 +58,7 @@ __all__ = [
     "usage_count",
     "use_url",
     "user_turns",
+    "wire_object",
 ]
 
 _M = TypeVar("_M", bound=MediaBlock)
@@ -421,6 +422,17 @@ def has_messages(data: dict[str, Any]) -> bool:
 
 def _has_role(data: dict[str, Any]) -> bool:
     return "role" in data
+
+
+def wire_object(
+    raw: Any, where: str, what: str, plain: Callable[[Any], Any] = as_dict
+) -> dict[str, Any]:
+    """``raw`` as a dict (an SDK object dumped by ``plain``), or `DecodeError`: ``{where} is a
+    list, not {what}``."""
+    value = plain(raw)
+    if not isinstance(value, dict):
+        raise DecodeError(f"{where} is a {type(raw).__name__}, not {what}")
+    return value
 
 
 def decode_payload(

@@ -32,6 +32,7 @@ from .._common import (
     tool_args,
     usage_count,
     user_turns,
+    wire_object,
 )
 from ._wire import (
     _PDF,
@@ -346,10 +347,8 @@ def _messages_from_anthropic(items: Any) -> list[Message]:
     out: list[Message] = []
     names: dict[str, str] = {}  # tool name by call id, for the results that answer them
     for position, raw in enumerate(items):
-        item = _plain(raw)
         where = f"Anthropic message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        item = wire_object(raw, where, "a message object", _plain)
         role = item.get("role")
         if role == "assistant":
             message = _assistant_from_anthropic(item.get("content"), where, names)
@@ -395,9 +394,7 @@ def _blocks_from_anthropic(items: list[Any], where: str, names: dict[str, str]) 
 
 
 def _part_from_anthropic(raw: Any, where: str, names: dict[str, str]) -> Block:
-    part = _plain(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content block object")
+    part = wire_object(raw, where, "a content block object", _plain)
     kind = part.get("type")
     if kind == "text":
         return _text_from_anthropic(part, where)

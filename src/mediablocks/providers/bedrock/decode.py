@@ -31,6 +31,7 @@ from .._common import (
     tool_args,
     usage_count,
     user_turns,
+    wire_object,
 )
 from ._wire import (
     _DOCUMENT_EXTENSIONS,
@@ -137,10 +138,8 @@ def _messages_from_bedrock(items: Any) -> list[Message]:
     out: list[Message] = []
     names: dict[str, str] = {}
     for position, raw in enumerate(items):
-        item = as_dict(raw)
         where = f"Bedrock message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        item = wire_object(raw, where, "a message object")
         role = item.get("role")
         if role == "assistant":
             message = _assistant_from_bedrock(item.get("content"), where, names)
@@ -175,9 +174,7 @@ def _blocks_from_bedrock(content: Any, where: str, names: dict[str, str]) -> lis
 
 def _union(raw: Any, where: str) -> tuple[str, Any]:
     """The one member a Bedrock union block sets: ``{"image": {...}}`` -> ``("image", {...})``."""
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content block object")
+    part = wire_object(raw, where, "a content block object")
     present = [key for key, value in part.items() if value is not None]
     if len(present) != 1:
         raise DecodeError(

@@ -50,6 +50,7 @@ from .._common import (
     tool_args,
     unsupported,
     usage_count,
+    wire_object,
 )
 from .._options import EncodeOptions
 
@@ -345,9 +346,7 @@ def _content_from_cohere(content: Any, where: str) -> list[Block]:
 
 
 def _part_from_cohere(raw: Any, where: str) -> Block:
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content object")
+    part = wire_object(raw, where, "a content object")
     kind = part.get("type")
     if kind == "text":
         text = part.get("text", "")

@@ -36,6 +36,7 @@ from .._common import (
     synthetic_call_id,
     usage_count,
     user_turns,
+    wire_object,
 )
 from ._envelope import _FINISH_REASONS, _RESPONSE_FIELDS, _envelope_notes
 from ._wire import (
@@ -299,9 +300,7 @@ class _Decoder:
         )
 
     def _response_part(self, raw: Any, where: str) -> ContentBlock:
-        value = _plain(raw)
-        if not isinstance(value, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a part object")
+        value = wire_object(raw, where, "a part object", _plain)
         part: dict[str, Any] = _respell(value, _snake_key)
         block = _media_part(part, None, where)
         if block is None:

@@ -35,6 +35,7 @@ from .._common import (
     pair_call,
     tool_args,
     usage_count,
+    wire_object,
 )
 from ..openai_chat.decode import message_fields
 from ._wire import (
@@ -260,9 +261,7 @@ def _content_from_mistral(content: Any, where: str) -> list[Block]:
 
 
 def _chunk_from_mistral(raw: Any, where: str) -> Block:
-    chunk = as_dict(raw)
-    if not isinstance(chunk, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a chunk object")
+    chunk = wire_object(raw, where, "a chunk object")
     kind = chunk.get("type")
     if kind == "UNKNOWN" and chunk.get("is_unknown"):  # the SDK's wrapper for chunks it lacks
         inner = chunk.get("raw")

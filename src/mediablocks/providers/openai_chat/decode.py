@@ -39,6 +39,7 @@ from .._common import (
     tool_args,
     tool_result_content,
     usage_count,
+    wire_object,
 )
 from ._wire import (
     FILE_STORE,
@@ -179,9 +180,7 @@ def _raw(data: Any, slot: str | None = None) -> RawBlock:
 
 
 def _tool_call_from_openai_chat(raw: Any, where: str) -> Block:
-    call = as_dict(raw)
-    if not isinstance(call, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a tool call object")
+    call = wire_object(raw, where, "a tool call object")
     kind = call.get("type", "function")
     if kind != "function":
         return _raw(call, "tool_calls")  # custom tool calls and newer kinds
@@ -409,9 +408,7 @@ def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
 
 
 def _part_from_openai_chat(raw: Any, where: str) -> Block:
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content part object")
+    part = wire_object(raw, where, "a content part object")
     kind = part.get("type")
     if kind == "text":
         return _text_from_openai_chat(part, where)

@@ -34,6 +34,7 @@ from .._common import (
     parse_args,
     tool_result_content,
     usage_count,
+    wire_object,
 )
 from ..openai_chat.translate import FILE_STORE
 from ._wire import (
@@ -234,9 +235,7 @@ def _text_of(part: dict[str, Any], key: str, where: str) -> str:
 
 def _input_part(raw: Any, where: str) -> Block:
     """A user, system or tool-output content part."""
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content part object")
+    part = wire_object(raw, where, "a content part object")
     kind = part.get("type")
     if kind in ("input_text", "output_text", "text"):
         return TextBlock(
@@ -260,10 +259,8 @@ def _output_content(content: Any, item: dict[str, Any], where: str) -> list[Bloc
         return [_raw(item)]
     blocks: list[Block] = []
     for number, raw in enumerate(content):
-        part = as_dict(raw)
         place = f"{where}, part {number}"
-        if not isinstance(part, dict):
-            raise DecodeError(f"{place} is a {type(raw).__name__}, not a content part object")
+        part = wire_object(raw, place, "a content part object")
         kind = part.get("type")
         marks: dict[str, Any] = {"item": notes} if notes else {}
         if kind in ("output_text", "input_text", "text"):
@@ -341,10 +338,8 @@ def _response_from_openai_responses(data: dict[str, Any]) -> AssistantMessage:
         raise DecodeError("OpenAI Responses response: 'output' is not a list")
     blocks: list[Block] = []
     for number, raw in enumerate(output):
-        item = as_dict(raw)
         where = f"OpenAI Responses output item {number}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not an item object")
+        item = wire_object(raw, where, "an item object")
         blocks.extend(_assistant_item(item, where))
     status = data.get("status") if isinstance(data.get("status"), str) else None
     details = as_dict(data.get("incomplete_details"))
@@ -454,10 +449,8 @@ def _items_from_openai_responses(items: Any) -> list[Message]:
     names: dict[str, str] = {}  # tool name by call id, for the results' ``name``
     previous = ""  # the side of the item before, to group runs of items into one message
     for number, raw in enumerate(items):
-        item = as_dict(raw)
         where = f"OpenAI Responses input item {number}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not an item object")
+        item = wire_object(raw, where, "an item object")
         side = _side(item)
         last = out[-1] if out else None
         if side == "assistant":
