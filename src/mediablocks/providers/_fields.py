@@ -23,6 +23,7 @@ __all__ = [
     "function_entry",
     "one_tool_choice",
     "own_fields",
+    "request_fields",
     "rest_of",
     "strict_schema",
     "tool_choice_name",
@@ -151,6 +152,19 @@ def tool_from(
         )
     except InvalidOptionError as exc:
         raise DecodeError(f"{provider} tool {name!r}: {exc}") from None
+
+
+def request_fields(
+    tools: Any, tool_choice: Any, given: dict[str, Any], model: Any
+) -> dict[str, Any]:
+    """A decoded request's `Request` fields: its tools, tool choice, model, and the settings
+    ``given`` (as `decoded_settings`)."""
+    return {
+        "tools": tools,
+        "tool_choice": tool_choice,
+        "settings": decoded_settings(**given),
+        "model": model,
+    }
 
 
 def decoded_settings(**given: Any) -> Settings:
@@ -521,10 +535,4 @@ def chat_settings_from(
             notes["stop"] = "string"  # one sequence sent as a string goes back as one
     if notes:
         given["provider_data"] = {provider: notes}
-    fields = {
-        "tools": tools,
-        "tool_choice": choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, choice, given, body.get("model")), rest

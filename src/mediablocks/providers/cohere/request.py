@@ -22,11 +22,11 @@ from .._fields import (
     add_request_fields as _add,
 )
 from .._fields import (
-    decoded_settings,
     function_entry,
     one_tool_choice,
     own_fields,
     pop_settings,
+    request_fields,
     rest_of,
     tool_choice_name,
     tool_from,
@@ -174,13 +174,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     stop = rest.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         given["stop"] = rest.pop("stop_sequences")
-    fields = {
-        "tools": tools,
-        "tool_choice": choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, choice, given, body.get("model")), rest
 
 
 def _schema_from_format(rest: dict[str, Any]) -> dict[str, Any] | None:

@@ -24,8 +24,8 @@ from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
     MARK,
-    decoded_settings,
     own_fields,
+    request_fields,
     tool_choice_name,
     tool_choice_names,
     tool_from,
@@ -263,13 +263,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
             rest["config"] = config
     elif generation or sent == {}:
         rest[generation_key] = generation  # one sent empty goes back empty
-    fields = {
-        "tools": tools,
-        "tool_choice": tool_choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, tool_choice, given, body.get("model")), rest
 
 
 _KNOWN = ("name", "description", "parameters", "parameters_json_schema")

@@ -26,7 +26,7 @@ from ...messages import (
     Usage,
 )
 from .._chat_completions import chat_messages
-from .._chat_envelope import ABSENT, envelope_notes
+from .._chat_envelope import ABSENT, envelope_notes, response_choices
 from .._common import (
     as_dict,
     blocks_from_content,
@@ -170,25 +170,16 @@ def from_mistral(payload: Any) -> list[Message]:
 
 
 def _response_from_mistral(data: dict[str, Any]) -> list[Message]:
-    choices = data.get("choices")
-    if not isinstance(choices, list):
-        raise DecodeError("Mistral response: 'choices' is not a list")
+    choices = response_choices(data, "Mistral", empty_is_absent=False)
     usage = _usage_from_mistral(data.get("usage"))
     out: list[Message] = []
-    for number, choice in enumerate(choices):
-        choice = as_dict(choice)
-        if not isinstance(choice, dict):
-            raise DecodeError(f"Mistral response choice {number} is not an object")
-        sent = choice.get("message")
-        message = as_dict(sent) if sent is not None else {"role": "assistant"}
-        if not isinstance(message, dict):
-            raise DecodeError(f"Mistral response choice {number}: message is not an object")
+    for number, choice, message, where in choices:
         reason = choice.get("finish_reason")
         model = data.get("model")
         response_id = data.get("id")
         reply = _assistant_from_mistral(
             message,
-            f"Mistral response choice {number}",
+            where,
             usage=usage if number == 0 else None,
             stop_reason=reason if isinstance(reason, str) else None,
             model=model if isinstance(model, str) else None,

@@ -21,9 +21,9 @@ from .._fields import (
     add_request_fields as _add,
 )
 from .._fields import (
-    decoded_settings,
     function_tools,
     one_tool_choice,
+    request_fields,
     rest_of,
     tools_from_functions,
     unsupported_setting,
@@ -122,13 +122,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         given["response_schema"] = rest.pop("format")
     elif rest.get("format") == "json":
         given["json_mode"] = rest.pop("format") == "json"
-    fields = {
-        "tools": tools,
-        "tool_choice": None,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, None, given, body.get("model")), rest
 
 
 def add_request_fields(

@@ -30,7 +30,7 @@ from ...messages import (
 )
 from ...mime import detect_mime
 from .._chat_completions import chat_messages
-from .._chat_envelope import envelope_notes
+from .._chat_envelope import envelope_notes, response_choices
 from .._common import (
     as_dict,
     blocks_from_content,
@@ -238,21 +238,12 @@ def from_openai_chat(payload: Any) -> list[Message]:
 
 
 def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
-    choices = data.get("choices")
-    if not isinstance(choices, list):
-        raise DecodeError("OpenAI Chat response: 'choices' is not a list")
+    choices = response_choices(data, "OpenAI Chat", empty_is_absent=True)
     usage = _usage_from_openai_chat(data.get("usage"))
     model = data.get("model") if isinstance(data.get("model"), str) else None
     response_id = data.get("id") if isinstance(data.get("id"), str) else None
     out: list[Message] = []
-    for number, raw in enumerate(choices):
-        choice = as_dict(raw)
-        where = f"OpenAI Chat response choice {number}"
-        if not isinstance(choice, dict):
-            raise DecodeError(f"{where} is not an object")
-        message = as_dict(choice.get("message")) or {"role": "assistant"}
-        if not isinstance(message, dict):
-            raise DecodeError(f"{where}: message is not an object")
+    for number, choice, message, where in choices:
         reason = choice.get("finish_reason")
         reason = reason if isinstance(reason, str) else None
         refusal = message.get("refusal")
