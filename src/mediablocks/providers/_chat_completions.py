@@ -21,11 +21,28 @@ from ..errors import DecodeError, MediaBlocksError
 from ..media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from ..sources import URLSource
-from ._common import add_tool_result, data_uri, is_own_thinking, sendable, unsupported, wire_object
+from ._common import (
+    add_tool_result,
+    data_uri,
+    is_own_thinking,
+    media_from_reference,
+    sendable,
+    unsupported,
+    wire_object,
+)
 from ._common import use_url as _use_url
 from ._options import EncodeOptions
 
-__all__ = ["NOTHING_SAID", "ChatEncoder", "MovedMedia", "Part", "Reply", "chat_messages"]
+__all__ = [
+    "IMAGE_DETAILS",
+    "NOTHING_SAID",
+    "ChatEncoder",
+    "MovedMedia",
+    "Part",
+    "Reply",
+    "chat_messages",
+    "image_url_block",
+]
 
 Part = dict[str, Any]
 MovedMedia = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
@@ -387,3 +404,25 @@ def chat_messages(
         else:
             raise DecodeError(f"{where} has role {role!r}, not {roles}")
     return out
+
+
+IMAGE_DETAILS = ("auto", "low", "high")
+"""The ``detail`` levels `ImageBlock.detail` models."""
+
+
+def image_url_block(value: Any, where: str, provider: str, what: str) -> ImageBlock:
+    """The image of an ``image_url`` part: a URL or data URI, alone or as ``{"url", "detail"}``;
+    a detail level `ImageBlock` does not model is kept in ``provider_data[provider]``. ``what``
+    names the part in errors."""
+    detail: Any = None
+    if isinstance(value, dict):
+        detail = value.get("detail")
+        value = value.get("url")
+    if not isinstance(value, str):
+        raise DecodeError(f"{where}: {what} has no URL string")
+    block = media_from_reference(ImageBlock, value, None, None, where)
+    if detail in IMAGE_DETAILS:
+        return block.model_copy(update={"detail": detail})
+    if detail is not None:
+        return block.model_copy(update={"provider_data": {provider: {"detail": detail}}})
+    return block

@@ -11,7 +11,15 @@ from typing import Any, TypeVar, Union
 
 from typing_extensions import assert_never
 
-from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..blocks import (
+    Block,
+    ContentBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
 from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..fetching.policy import current_policy, decision_for
@@ -193,17 +201,29 @@ def blocks_from_content(
 
 
 def tool_result_content(
-    value: Any, where: str, decode_part: Callable[[Any, str], Block], field: str, noun: str
+    value: Any,
+    where: str,
+    decode_part: Callable[[Any, str], Block],
+    field: str,
+    noun: str,
+    *,
+    plural: str = "parts",
+    kept_for: str | None = None,
 ) -> str | list[ContentBlock]:
     """A decoded tool result's ``field`` (``content``, ``output``): its text as is (None as
-    ""), or each of its parts (each a ``noun``) decoded by `decode_part`."""
+    ""), or each of its parts (each a ``noun``, ``plural`` in the error) decoded by
+    `decode_part`. With ``kept_for`` (a provider), a part a tool result cannot hold (thinking)
+    is kept verbatim as that provider's `RawBlock`."""
     if value is None or isinstance(value, str):
         return value or ""
     if not isinstance(value, list):
-        raise DecodeError(f"{where}: {field} is a {type(value).__name__}, not text or parts")
+        raise DecodeError(f"{where}: {field} is a {type(value).__name__}, not text or {plural}")
     content: list[ContentBlock] = []
     for number, raw in enumerate(value):
         block = decode_part(raw, f"{where}, {noun} {number}")
+        cannot_hold = isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
+        if kept_for is not None and cannot_hold:
+            block = RawBlock(provider=kept_for, data=as_dict(raw))
         assert not isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
         content.append(block)
     return content

@@ -25,7 +25,6 @@ from typing import Any
 
 from ...blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -37,7 +36,7 @@ from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import AssistantMessage, Message, Usage, UserMessage
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
-from .._chat_completions import ChatEncoder, Reply, chat_messages
+from .._chat_completions import ChatEncoder, Reply, chat_messages, image_url_block
 from .._common import (
     as_dict,
     blocks_from_content,
@@ -45,9 +44,9 @@ from .._common import (
     dump_args,
     file_id_of,
     has_messages,
-    media_from_reference,
     pair_call,
     tool_args,
+    tool_result_content,
     unsupported,
     usage_count,
     wire_object,
@@ -57,7 +56,6 @@ from .._options import EncodeOptions
 __all__ = ["from_cohere", "to_cohere"]
 
 PROVIDER = "cohere"
-_IMAGE_DETAILS = ("auto", "low", "high")
 _TEXT_DOCUMENTS = ("application/json", "application/xml")
 _MAX_DOCUMENT_CHARS = 10_000_000
 """A text document larger than this many characters is refused rather than sent."""
@@ -366,19 +364,7 @@ def _part_from_cohere(raw: Any, where: str) -> Block:
 
 
 def _image_from_cohere(part: dict[str, Any], where: str) -> ImageBlock:
-    value = as_dict(part.get("image_url"))
-    detail: Any = None
-    if isinstance(value, dict):
-        detail = value.get("detail")
-        value = value.get("url")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: image_url has no URL string")
-    block = media_from_reference(ImageBlock, value, None, None, where)
-    if detail in _IMAGE_DETAILS:
-        return block.model_copy(update={"detail": detail})
-    if detail is not None:
-        return block.model_copy(update={"provider_data": {PROVIDER: {"detail": detail}}})
-    return block
+    return image_url_block(as_dict(part.get("image_url")), where, PROVIDER, "image_url")
 
 
 def _tool_call_from_cohere(call: Any, where: str) -> ToolCallBlock:
@@ -405,17 +391,7 @@ def _tool_result_from_cohere(
             raise DecodeError(f"{where}: tool message has no tool_call_id and no call to answer")
     else:
         pending[:] = [entry for entry in pending if entry[0] != call_id]
-    content = item.get("content")
-    result: str | list[ContentBlock]
-    if content is None or isinstance(content, str):
-        result = content or ""
-    elif isinstance(content, list):
-        result = []
-        for number, raw in enumerate(content):
-            block = _part_from_cohere(raw, f"{where}, part {number}")
-            if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
-                block = RawBlock(provider=PROVIDER, data=as_dict(raw))
-            result.append(block)
-    else:
-        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    result = tool_result_content(
+        item.get("content"), where, _part_from_cohere, "content", "part", kept_for=PROVIDER
+    )
     return ToolResultBlock(tool_call_id=call_id, content=result)

@@ -11,7 +11,6 @@ from typing import Any
 
 from ...blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -25,7 +24,7 @@ from ...messages import (
     Message,
     Usage,
 )
-from .._chat_completions import chat_messages
+from .._chat_completions import chat_messages, image_url_block
 from .._chat_envelope import ABSENT, envelope_notes, response_choices
 from .._common import (
     as_dict,
@@ -34,6 +33,7 @@ from .._common import (
     media_from_reference,
     pair_call,
     tool_args,
+    tool_result_content,
     usage_count,
     wire_object,
 )
@@ -43,8 +43,6 @@ from ._wire import (
     PROVIDER,
     _joined_thinking,
 )
-
-_IMAGE_DETAILS = ("auto", "low", "high")
 
 
 def _new_call_id() -> str:
@@ -86,19 +84,7 @@ def _thinking_from_mistral(chunk: dict[str, Any], where: str) -> ThinkingBlock:
 
 
 def _image_from_mistral(chunk: dict[str, Any], where: str) -> ImageBlock:
-    value = chunk.get("image_url")
-    detail: Any = None
-    if isinstance(value, dict):
-        detail = value.get("detail")
-        value = value.get("url")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: image_url chunk has no URL string")
-    block = media_from_reference(ImageBlock, value, None, None, where)
-    if detail in _IMAGE_DETAILS:
-        return block.model_copy(update={"detail": detail})
-    if detail is not None:
-        return block.model_copy(update={"provider_data": {PROVIDER: {"detail": detail}}})
-    return block
+    return image_url_block(chunk.get("image_url"), where, PROVIDER, "image_url chunk")
 
 
 def _audio_from_mistral(chunk: dict[str, Any], where: str) -> AudioBlock:
@@ -281,18 +267,13 @@ def _tool_result_from_mistral(
         call_id = pair_call(pending, name) or _new_call_id()
     else:
         pending[:] = [entry for entry in pending if entry[0] != call_id]
-    content = item.get("content")
-    result: str | list[ContentBlock]
-    if content is None or isinstance(content, str):
-        result = content or ""
-    elif isinstance(content, list):
-        result = []
-        for number, raw in enumerate(content):
-            block = _chunk_from_mistral(raw, f"{where}, chunk {number}")
-            if isinstance(block, ThinkingBlock):  # not a tool-result block: keep it verbatim
-                block = RawBlock(provider=PROVIDER, data=as_dict(raw))
-            assert not isinstance(block, (ToolCallBlock, ToolResultBlock))
-            result.append(block)
-    else:
-        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or chunks")
+    result = tool_result_content(
+        item.get("content"),
+        where,
+        _chunk_from_mistral,
+        "content",
+        "chunk",
+        plural="chunks",
+        kept_for=PROVIDER,
+    )
     return ToolResultBlock(tool_call_id=call_id, content=result, name=name)

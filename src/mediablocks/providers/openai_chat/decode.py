@@ -29,7 +29,7 @@ from ...messages import (
     UserMessage,
 )
 from ...mime import detect_mime
-from .._chat_completions import chat_messages
+from .._chat_completions import IMAGE_DETAILS, chat_messages
 from .._chat_envelope import envelope_notes, response_choices
 from .._common import (
     as_dict,
@@ -46,7 +46,6 @@ from ._wire import (
     PROVIDER,
 )
 
-_IMAGE_DETAILS = ("auto", "low", "high")
 _FORMAT_MIMES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -103,10 +102,10 @@ def _image_from_openai_chat(part: dict[str, Any], where: str) -> ImageBlock:
         raise DecodeError(f"{where}: image_url part has no URL string")
     block = media_from_reference(ImageBlock, value, None, None, where)
     marks: dict[str, Any] = {}
-    if isinstance(detail, str) and detail not in _IMAGE_DETAILS:
+    if isinstance(detail, str) and detail not in IMAGE_DETAILS:
         marks["detail"] = detail  # a level newer than ImageBlock.detail knows ("original"...)
     update: dict[str, Any] = {"provider_data": _stored(part, "image_url", **marks)}
-    if detail in _IMAGE_DETAILS:
+    if detail in IMAGE_DETAILS:
         update["detail"] = detail
     return block.model_copy(update=update)
 
