@@ -40,11 +40,10 @@ from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolMessage,
     Usage,
     UserMessage,
 )
-from .._chat_completions import chat_messages
+from .._chat_completions import NOTHING_SAID, ChatEncoder, chat_messages
 from .._common import (
     as_dict,
     base64_data,
@@ -54,7 +53,6 @@ from .._common import (
     is_own_thinking,
     pair_call,
     parse_args,
-    sendable,
     synthetic_call_id,
     unsupported,
     usage_count,
@@ -83,41 +81,57 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
     Images are base64 strings for both targets: the HTTP API wants base64, and the SDK passes
     base64 strings through unchanged.
     """
-    options = options or EncodeOptions()
-    names = call_names(messages)
-    sent_ids = {
-        block.id
-        for message in messages
-        for block in message.content
-        if isinstance(block, ToolCallBlock) and sends_call_id(block)
-    }
-    out: list[dict[str, Any]] = []
-    for index, message in sendable(messages):
-        if isinstance(message, ToolMessage):
-            for position, block in enumerate(message.content):
-                if not isinstance(block, ToolResultBlock):
-                    raise unsupported(
-                        PROVIDER, block, index, position, "a tool message holds tool results"
-                    )
-                out.append(_tool_result_to_ollama(block, names, sent_ids, index, position, options))
-            continue
+    encoder = _Encoder(options or EncodeOptions(), messages)
+    return {"messages": encoder.run(messages)}
+
+
+class _Encoder(ChatEncoder):
+    """One encoding pass. An Ollama message is flat, so every role is written alike; images
+    stay on the tool message that returned them (Ollama reads ``images`` on every message)."""
+
+    provider = PROVIDER
+
+    def __init__(self, options: EncodeOptions, messages: Sequence[Message]) -> None:
+        super().__init__(options)
+        self.names = call_names(messages)
+        self.sent_ids = {
+            block.id
+            for message in messages
+            for block in message.content
+            if isinstance(block, ToolCallBlock) and sends_call_id(block)
+        }
+
+    def tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
+        return _tool_result_to_ollama(
+            result, self.names, self.sent_ids, index, position, self.options
+        )
+
+    def system(self, message: SystemMessage, index: int) -> None:
+        self._flat(message, index)
+
+    def user(self, message: UserMessage, index: int) -> None:
+        self._flat(message, index)
+
+    def assistant(self, message: AssistantMessage, index: int) -> None:
+        self._flat(message, index)
+
+    def _flat(self, message: SystemMessage | UserMessage | AssistantMessage, index: int) -> None:
+        """Tool results in a user message go out first as tool messages, then the rest."""
         rest: list[tuple[int, Block]] = []
         has_results = False
         for position, block in enumerate(message.content):
             if isinstance(block, ToolResultBlock):
                 if not isinstance(message, UserMessage):
-                    raise unsupported(
-                        PROVIDER, block, index, position, "tool results belong in tool messages"
-                    )
+                    why = "tool results belong in tool messages"
+                    raise unsupported(PROVIDER, block, index, position, why)
                 has_results = True
-                out.append(_tool_result_to_ollama(block, names, sent_ids, index, position, options))
+                self.out.append(self.tool_result(block, index, position))
             else:
                 rest.append((position, block))
         if rest or not has_results:
-            encoded = _message_to_ollama(message.role, rest, index, options)
-            if encoded != {"role": "assistant", "content": ""}:  # every block dropped: not sent
-                out.append(encoded)
-    return {"messages": out}
+            encoded = _message_to_ollama(message.role, rest, index, self.options)
+            if encoded != NOTHING_SAID:  # every block dropped: not sent
+                self.out.append(encoded)
 
 
 def _message_to_ollama(
