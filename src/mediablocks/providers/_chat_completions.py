@@ -28,10 +28,10 @@ from ._common import (
     media_from_reference,
     sendable,
     unsupported,
-    wire_object,
 )
 from ._common import use_url as _use_url
 from ._options import EncodeOptions
+from ._payload import wire_object
 
 __all__ = [
     "IMAGE_DETAILS",

@@ -27,13 +27,11 @@ from ...messages import (
 )
 from .._common import (
     as_dict,
-    decode_payload,
-    has_messages,
     tool_args,
     usage_count,
     user_turns,
-    wire_object,
 )
+from .._payload import decode_payload, has_messages, wire_object
 from ._wire import (
     _PDF,
     _PLAIN_TEXT,

@@ -25,14 +25,12 @@ from ...messages import (
 )
 from .._common import (
     as_dict,
-    decode_payload,
-    has_messages,
     strict_b64decode,
     tool_args,
     usage_count,
     user_turns,
-    wire_object,
 )
+from .._payload import decode_payload, has_messages, wire_object
 from ._wire import (
     _DOCUMENT_EXTENSIONS,
     _DOCUMENT_KEYS,

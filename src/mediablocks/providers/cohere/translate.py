@@ -40,18 +40,16 @@ from .._chat_completions import ChatEncoder, Reply, chat_messages, image_url_blo
 from .._common import (
     as_dict,
     blocks_from_content,
-    decode_payload,
     dump_args,
     file_id_of,
-    has_messages,
     pair_call,
     tool_args,
     tool_result_content,
     unsupported,
     usage_count,
-    wire_object,
 )
 from .._options import EncodeOptions
+from .._payload import decode_payload, has_messages, wire_object
 
 __all__ = ["from_cohere", "to_cohere"]
 

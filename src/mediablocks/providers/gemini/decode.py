@@ -32,12 +32,11 @@ from ...messages import (
 from ...mime import normalize_mime
 from ...sources import URLSource
 from .._common import (
-    decode_payload,
     synthetic_call_id,
     usage_count,
     user_turns,
-    wire_object,
 )
+from .._payload import decode_payload, wire_object
 from ._envelope import _FINISH_REASONS, _RESPONSE_FIELDS, _envelope_notes
 from ._wire import (
     _AS_FILE_URI,

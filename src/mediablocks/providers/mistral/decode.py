@@ -29,14 +29,13 @@ from .._chat_envelope import ABSENT, envelope_notes, response_choices
 from .._common import (
     as_dict,
     blocks_from_content,
-    decode_payload,
     media_from_reference,
     pair_call,
     tool_args,
     tool_result_content,
     usage_count,
-    wire_object,
 )
+from .._payload import decode_payload, wire_object
 from ..openai_chat.decode import message_fields
 from ._wire import (
     _ID_ALPHABET,

@@ -48,7 +48,6 @@ from .._common import (
     as_dict,
     base64_data,
     call_names,
-    decode_payload,
     file_id_of,
     is_own_thinking,
     pair_call,
@@ -59,6 +58,7 @@ from .._common import (
     use_url,
 )
 from .._options import EncodeOptions
+from .._payload import decode_payload
 
 __all__ = ["from_ollama", "to_ollama"]
 

@@ -34,13 +34,12 @@ from .._chat_envelope import envelope_notes, response_choices
 from .._common import (
     as_dict,
     blocks_from_content,
-    decode_payload,
     media_from_reference,
     tool_args,
     tool_result_content,
     usage_count,
-    wire_object,
 )
+from .._payload import decode_payload, wire_object
 from ._wire import (
     FILE_STORE,
     PROVIDER,

@@ -29,13 +29,12 @@ from ...messages import (
 )
 from .._common import (
     as_dict,
-    decode_payload,
     media_from_reference,
     parse_args,
     tool_result_content,
     usage_count,
-    wire_object,
 )
+from .._payload import decode_payload, wire_object
 from ..openai_chat.translate import FILE_STORE
 from ._wire import (
     PROVIDER,
