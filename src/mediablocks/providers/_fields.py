@@ -16,6 +16,7 @@ from ._schema import portable_schema, to_strict_schema
 
 __all__ = [
     "MARK",
+    "add_model_fields",
     "add_request_fields",
     "chat_settings_fields",
     "chat_settings_from",
@@ -206,6 +207,15 @@ def rest_of(body: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
     """The body's fields that are not in ``known``, verbatim."""
     skip = set(known)
     return {key: value for key, value in body.items() if key not in skip}
+
+
+def add_model_fields(
+    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
+) -> dict[str, Any]:
+    """A request module's ``add_request_fields`` where the body names the model in ``model``
+    (every API but Bedrock's ``modelId``): the encoded fields plus the model and the unmodelled
+    fields."""
+    return add_request_fields(out, "model", model, extra)
 
 
 def add_request_fields(

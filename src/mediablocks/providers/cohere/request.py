@@ -19,9 +19,7 @@ from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from ...tools import Tool
 from .._fields import (
-    add_request_fields as _add,
-)
-from .._fields import (
+    add_model_fields,
     function_entry,
     one_tool_choice,
     own_fields,
@@ -204,11 +202,7 @@ def _effort_from_thinking(rest: dict[str, Any]) -> str | None:
     return None
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
     MARK,
+    add_model_fields,
     own_fields,
     request_fields,
     tool_choice_name,
@@ -31,9 +32,6 @@ from .._fields import (
     tool_from,
     tool_note,
     usage_numbers,
-)
-from .._fields import (
-    add_request_fields as _add,
 )
 from .._options import EncodeOptions
 from .._report import drop_or_raise
@@ -358,11 +356,7 @@ def _choice(value: Any, config: dict[str, Any], key: str = "tool_config") -> str
     return None
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields (``config`` merged)."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:
