@@ -42,6 +42,7 @@ __all__ = [
     "Reply",
     "chat_messages",
     "image_url_block",
+    "tool_calls_of",
 ]
 
 Part = dict[str, Any]
@@ -426,3 +427,13 @@ def image_url_block(value: Any, where: str, provider: str, what: str) -> ImageBl
     if detail is not None:
         return block.model_copy(update={"provider_data": {provider: {"detail": detail}}})
     return block
+
+
+def tool_calls_of(
+    item: dict[str, Any], where: str, decode_call: Callable[[Any, str], Block]
+) -> list[Block]:
+    """An assistant message's ``tool_calls``, each read by ``decode_call`` (none when absent)."""
+    calls = item.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise DecodeError(f"{where}: tool_calls is not a list")
+    return [decode_call(call, f"{where}, tool call {number}") for number, call in enumerate(calls)]

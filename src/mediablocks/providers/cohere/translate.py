@@ -36,7 +36,7 @@ from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import AssistantMessage, Message, Usage, UserMessage
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
-from .._chat_completions import ChatEncoder, Reply, chat_messages, image_url_block
+from .._chat_completions import ChatEncoder, Reply, chat_messages, image_url_block, tool_calls_of
 from .._common import (
     as_dict,
     blocks_from_content,
@@ -329,11 +329,7 @@ def _assistant_from_cohere(item: dict[str, Any], where: str, **fields: Any) -> A
         else:
             content.append(RawBlock(provider=PROVIDER, data={"citations": kept}))
     blocks.extend(content)
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_cohere(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_cohere))
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
 
 

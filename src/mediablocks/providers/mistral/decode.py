@@ -24,7 +24,7 @@ from ...messages import (
     Message,
     Usage,
 )
-from .._chat_completions import chat_messages, image_url_block
+from .._chat_completions import chat_messages, image_url_block, tool_calls_of
 from .._chat_envelope import ABSENT, envelope_notes, response_choices
 from .._common import (
     as_dict,
@@ -222,11 +222,7 @@ def _messages_from_mistral(items: Any) -> list[Message]:
 
 def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
     blocks = _content_from_mistral(item.get("content"), where)
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_mistral(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_mistral))
     if item.get("prefix") is True:
         fields["metadata"] = {PROVIDER: {"prefix": True}}
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)

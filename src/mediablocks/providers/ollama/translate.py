@@ -43,7 +43,7 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from .._chat_completions import NOTHING_SAID, ChatEncoder, chat_messages
+from .._chat_completions import NOTHING_SAID, ChatEncoder, chat_messages, tool_calls_of
 from .._common import (
     as_dict,
     base64_data,
@@ -469,11 +469,7 @@ def _blocks_from_ollama(item: dict[str, Any], where: str) -> list[Block]:
         blocks.append(ThinkingBlock(thinking=thinking, provider=PROVIDER))
     blocks.extend(_text_from_ollama(item.get("content"), where))
     blocks.extend(_images_from_ollama(item.get("images"), where))
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_ollama(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_ollama))
     extra = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS and v is not None}
     if extra:
         blocks.append(RawBlock(provider=PROVIDER, data=extra))

@@ -29,7 +29,7 @@ from ...messages import (
     UserMessage,
 )
 from ...mime import detect_mime
-from .._chat_completions import IMAGE_DETAILS, chat_messages
+from .._chat_completions import IMAGE_DETAILS, chat_messages, tool_calls_of
 from .._chat_envelope import envelope_notes, response_choices
 from .._common import (
     as_dict,
@@ -376,11 +376,7 @@ def _assistant_from_openai_chat(
     audio = as_dict(item.get("audio"))
     if isinstance(audio, dict):
         blocks.append(_assistant_audio_from_openai_chat(audio, f"{where}, audio"))
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_openai_chat(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_openai_chat))
     function_call = item.get("function_call")
     if function_call:  # the deprecated single call, kept verbatim
         blocks.append(_raw(function_call, "function_call"))
