@@ -333,10 +333,6 @@ def _assistant_from_cohere(item: dict[str, Any], where: str, **fields: Any) -> A
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
 
 
-def _content_from_cohere(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _part_from_cohere, "part")
-
-
 def _part_from_cohere(raw: Any, where: str) -> Block:
     part = wire_object(raw, where, "a content object")
     kind = part.get("type")
@@ -355,6 +351,10 @@ def _part_from_cohere(raw: Any, where: str) -> Block:
     if kind == "document":
         return _document_from_cohere(part.get("document"), where)
     return RawBlock(provider=PROVIDER, data=part)
+
+
+def _content_from_cohere(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _part_from_cohere, "part")
 
 
 def _image_from_cohere(part: dict[str, Any], where: str) -> ImageBlock:

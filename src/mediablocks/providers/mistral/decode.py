@@ -228,10 +228,6 @@ def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> 
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
 
 
-def _content_from_mistral(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _chunk_from_mistral, "chunk")
-
-
 def _chunk_from_mistral(raw: Any, where: str) -> Block:
     chunk = wire_object(raw, where, "a chunk object")
     kind = chunk.get("type")
@@ -251,6 +247,10 @@ def _chunk_from_mistral(raw: Any, where: str) -> Block:
     if kind == "thinking":
         return _thinking_from_mistral(chunk, where)
     return RawBlock(provider=PROVIDER, data=chunk)
+
+
+def _content_from_mistral(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _chunk_from_mistral, "chunk")
 
 
 def _tool_result_from_mistral(

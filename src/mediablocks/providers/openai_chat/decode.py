@@ -388,10 +388,6 @@ def _assistant_from_openai_chat(
     return AssistantMessage(content=blocks, provider=PROVIDER, metadata=notes, **fields)
 
 
-def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _part_from_openai_chat, "part")
-
-
 def _part_from_openai_chat(raw: Any, where: str) -> Block:
     part = wire_object(raw, where, "a content part object")
     kind = part.get("type")
@@ -408,6 +404,10 @@ def _part_from_openai_chat(raw: Any, where: str) -> Block:
     if kind == "refusal":
         return _refusal_from_openai_chat(part, where)
     return _raw(part)
+
+
+def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _part_from_openai_chat, "part")
 
 
 def _tool_result_from_openai_chat(
