@@ -314,7 +314,9 @@ def use_url(block: MediaBlock, provider_fetches: bool, options: EncodeOptions) -
                 "use url_media='inline' to download and send the bytes"
             )
         return True
-    return provider_fetches
+    if choice == "auto":
+        return provider_fetches
+    assert_never(choice)
 
 
 def inline_mime(block: MediaBlock, options: EncodeOptions) -> str:

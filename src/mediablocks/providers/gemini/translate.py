@@ -401,7 +401,9 @@ class _Encoder:
             return True
         if self.options.url_media == "inline":
             return False
-        return _gemini_reads(url)
+        if self.options.url_media == "auto":
+            return _gemini_reads(url)
+        assert_never(self.options.url_media)
 
 
 def _role_for(message: Message, role: str) -> str:
