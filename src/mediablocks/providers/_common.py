@@ -46,6 +46,7 @@ __all__ = [
     "data_uri",
     "default_filename",
     "dump_args",
+    "dumped",
     "file_id_of",
     "group_turns",
     "inline_mime",
@@ -427,6 +428,20 @@ def as_dict(payload: Any) -> Any:
     if callable(to_dict):
         return to_dict()
     return payload
+
+
+def dumped(value: Any, **dump: Any) -> Any:
+    """A dict for an SDK object, from its ``model_dump(**dump)`` (`as_dict` where that fails),
+    or the value as is: for decoders that want other dump settings than `as_dict`'s."""
+    if isinstance(value, (dict, list, str, bytes)) or value is None:
+        return value
+    model_dump = getattr(value, "model_dump", None)
+    if callable(model_dump):
+        try:
+            return model_dump(**dump)
+        except TypeError:
+            return as_dict(value)
+    return as_dict(value)
 
 
 _FREE_FORM = frozenset(

@@ -26,7 +26,7 @@ from ...messages import (
     Usage,
 )
 from .._common import (
-    as_dict,
+    dumped,
     tool_args,
     usage_count,
     user_turns,
@@ -277,15 +277,7 @@ def _request_from_anthropic(data: dict[str, Any]) -> list[Message]:
 
 def _plain(value: Any) -> Any:
     """A dict for an SDK object, keeping the fields the API sent (nulls included)."""
-    if isinstance(value, (dict, list, str, bytes)) or value is None:
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            return dump(mode="json", by_alias=True, exclude_unset=True)
-        except TypeError:
-            return as_dict(value)
-    return as_dict(value)
+    return dumped(value, mode="json", by_alias=True, exclude_unset=True)
 
 
 def _response_from_anthropic(data: dict[str, Any]) -> AssistantMessage:
