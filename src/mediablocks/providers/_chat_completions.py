@@ -27,6 +27,7 @@ from ._common import (
     is_own_thinking,
     media_from_reference,
     sendable,
+    system_parts,
     unsupported,
 )
 from ._common import use_url as _use_url
@@ -140,14 +141,7 @@ class ChatEncoder:
 
     def system_parts(self, blocks: Sequence[Block], index: int) -> list[Part]:
         """A system message's parts: text only (thinking and verbatim parts as `part` says)."""
-        parts: list[Part] = []
-        for position, block in enumerate(blocks):
-            if not isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
-                raise unsupported(self.provider, block, index, position, self.system_only)
-            part = self.part(block, index, position)
-            if part is not None:
-                parts.append(part)
-        return parts
+        return system_parts(self.provider, blocks, index, self.part, self.system_only)
 
     def user(self, message: UserMessage, index: int) -> None:
         """Tool results in a user message go out first as tool messages, then the moved media,

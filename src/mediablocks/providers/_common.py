@@ -36,6 +36,7 @@ from ._options import EncodeOptions
 
 __all__ = [
     "ModelMessage",
+    "SystemBlock",
     "add_tool_result",
     "as_dict",
     "base64_data",
@@ -58,6 +59,7 @@ __all__ = [
     "results_first",
     "sendable",
     "synthetic_call_id",
+    "system_parts",
     "tool_args",
     "tool_result_content",
     "tool_results",
@@ -133,6 +135,29 @@ def group_turns(
         else:
             turns.append((role, parts))
     return system_parts, turns
+
+
+SystemBlock = Union[TextBlock, ThinkingBlock, RawBlock]
+"""What a system prompt holds: text (thinking and verbatim blocks as the provider says)."""
+
+
+def system_parts(
+    provider: str,
+    blocks: Sequence[Block],
+    index: int,
+    encode: Callable[[SystemBlock, int, int], Part | None],
+    why: str,
+) -> list[Part]:
+    """A system message's parts, each block as ``encode(block, index, position)`` writes it
+    (None: dropped); any block but text, thinking and verbatim ones raises, saying ``why``."""
+    parts: list[Part] = []
+    for position, block in enumerate(blocks):
+        if not isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
+            raise unsupported(provider, block, index, position, why)
+        part = encode(block, index, position)
+        if part is not None:
+            parts.append(part)
+    return parts
 
 
 def tool_results(

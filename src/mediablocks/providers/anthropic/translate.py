@@ -40,12 +40,14 @@ from ...messages import (
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
 from .._common import (
+    SystemBlock,
     base64_data,
     file_id_of,
     group_turns,
     is_own_thinking,
     object_args,
     results_first,
+    system_parts,
     tool_results,
     unsupported,
     use_url,
@@ -119,23 +121,15 @@ def _system_value(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
 def _system_to_anthropic(
     blocks: Sequence[Block], index: int, options: EncodeOptions
 ) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
+    def encode(block: SystemBlock, index: int, position: int) -> dict[str, Any] | None:
         if isinstance(block, TextBlock):
-            part = _text_to_anthropic(block)
-        elif isinstance(block, ThinkingBlock):
-            part = _thinking_to_anthropic(block, options, replay=False)
-        elif isinstance(block, RawBlock):
-            part = _raw_to_anthropic(block, index, position)
-        elif isinstance(block, (ToolCallBlock, ToolResultBlock, MediaBlock)):
-            raise unsupported(
-                PROVIDER, block, index, position, "Anthropic system prompts take text only"
-            )
-        else:
-            assert_never(block)
-        if part is not None:
-            parts.append(part)
-    return parts
+            return _text_to_anthropic(block)
+        if isinstance(block, ThinkingBlock):
+            return _thinking_to_anthropic(block, options, replay=False)
+        return _raw_to_anthropic(block, index, position)
+
+    why = "Anthropic system prompts take text only"
+    return system_parts(PROVIDER, blocks, index, encode, why)
 
 
 def _user_to_anthropic(

@@ -52,12 +52,14 @@ from ...messages import (
 )
 from ...sources import FileIdSource, URLSource
 from .._common import (
+    SystemBlock,
     bytes_or_base64,
     file_id_of,
     group_turns,
     is_own_thinking,
     object_args,
     results_first,
+    system_parts,
     tool_results,
     unsupported,
 )
@@ -147,24 +149,15 @@ class _Encoder:
     # -- roles ------------------------------------------------------------------------------
 
     def _system(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            part: dict[str, Any] | None
-            if isinstance(block, TextBlock):
-                part = self._text(block)
-            elif isinstance(block, ThinkingBlock):
-                part = self._thinking(block, replay=False)
-            elif isinstance(block, RawBlock):
-                part = self._raw(block, index, position)
-            elif isinstance(block, (ToolCallBlock, ToolResultBlock, MediaBlock)):
-                raise unsupported(
-                    PROVIDER, block, index, position, "Gemini system instructions take text only"
-                )
-            else:
-                assert_never(block)
-            if part is not None:
-                parts.append(part)
-        return parts
+        why = "Gemini system instructions take text only"
+        return system_parts(PROVIDER, blocks, index, self._system_part, why)
+
+    def _system_part(self, block: SystemBlock, index: int, position: int) -> dict[str, Any] | None:
+        if isinstance(block, TextBlock):
+            return self._text(block)
+        if isinstance(block, ThinkingBlock):
+            return self._thinking(block, replay=False)
+        return self._raw(block, index, position)
 
     def _user(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
