@@ -24,13 +24,7 @@ from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..fetching.policy import current_policy, decision_for
 from ..media import MediaBlock
-from ..messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
+from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from ..sources import FileIdSource, URLSource
 from ._options import EncodeOptions
 
