@@ -1,11 +1,12 @@
-"""The Chat Completions shape that OpenAI Chat (and every endpoint speaking it), Mistral and
-Cohere share: a list of ``role`` / ``content`` messages whose content is a string or typed parts,
-tool results as ``tool`` messages, and media a tool message cannot carry moved into a user
-message after them.
+"""The Chat Completions shape that OpenAI Chat (and every endpoint speaking it), Mistral, Cohere
+and Ollama share: a list of ``role`` / ``content`` messages whose content is a string or typed
+parts, tool results as ``tool`` messages, and media a tool message cannot carry moved into a
+user message after them.
 
 `ChatEncoder` walks a history once in that shape; each provider's encoder subclasses it and
 says what differs (how a block becomes a part, what its messages add, its error sentences), in
-that provider's package. `chat_messages` reads such a list back.
+that provider's package (Ollama, whose messages are flat, replaces the message writers and
+keeps the walk). `chat_messages`, `tool_calls_of` and `image_url_block` read such lists back.
 """
 
 from __future__ import annotations
