@@ -141,19 +141,6 @@ def _tool_call_from_mistral(call: Any, where: str) -> ToolCallBlock:
     )
 
 
-def from_mistral(payload: Any) -> list[Message]:
-    """Messages from a Mistral request body, a message list, or a chat completion response.
-
-    The SDK's objects (``ChatCompletionResponse``, message models) are read like dicts.
-    """
-    return decode_payload(
-        payload,
-        "a Mistral payload",
-        _messages_from_mistral,
-        ("a response with 'choices'", lambda data: "choices" in data, _response_from_mistral),
-    )
-
-
 def _response_from_mistral(data: dict[str, Any]) -> list[Message]:
     choices = response_choices(data, "Mistral", empty_is_absent=False)
     usage = _usage_from_mistral(data.get("usage"))
@@ -272,3 +259,16 @@ def _tool_result_from_mistral(
         kept_for=PROVIDER,
     )
     return ToolResultBlock(tool_call_id=call_id, content=result, name=name)
+
+
+def from_mistral(payload: Any) -> list[Message]:
+    """Messages from a Mistral request body, a message list, or a chat completion response.
+
+    The SDK's objects (``ChatCompletionResponse``, message models) are read like dicts.
+    """
+    return decode_payload(
+        payload,
+        "a Mistral payload",
+        _messages_from_mistral,
+        ("a response with 'choices'", lambda data: "choices" in data, _response_from_mistral),
+    )
