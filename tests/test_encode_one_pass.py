@@ -10,7 +10,7 @@ import pytest
 
 import mediablocks as mb
 from mediablocks import encoding
-from mediablocks.providers import _common, registry
+from mediablocks.providers import _args, registry
 
 
 def _history(turns: int) -> list[mb.Message]:
@@ -55,9 +55,9 @@ class _CountingEncoder:
 
 @pytest.mark.parametrize("provider", ["openai-chat", "mistral", "openai-responses", "cohere"])
 def test_tool_arguments_are_serialised_once(provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    counter = _CountingEncoder(_common.ARGS_JSON)
+    counter = _CountingEncoder(_args.ARGS_JSON)
     monkeypatch.setattr(encoding, "ARGS_JSON", counter)
-    monkeypatch.setattr(_common, "ARGS_JSON", counter)
+    monkeypatch.setattr(_args, "ARGS_JSON", counter)
     history = _history(10)
     calls = [b for m in history for b in m.content if isinstance(b, mb.ToolCallBlock)]
     encoded = json.dumps(mb.encode(history, provider, target="json"), ensure_ascii=False)
@@ -68,10 +68,10 @@ def test_tool_arguments_are_serialised_once(provider: str, monkeypatch: pytest.M
 def test_a_written_text_is_used_only_for_the_block_it_was_written_for() -> None:
     call = mb.ToolCallBlock(id="c1", name="f", args={"a": 1})
     twin = mb.ToolCallBlock(id="c1", name="f", args={"a": 1})
-    with _common.args_written({id(call): (call, "WRITTEN")}):
-        assert _common.dump_args(call) == "WRITTEN"
-        assert _common.dump_args(twin) == '{"a":1}'
-    assert _common.dump_args(call) == '{"a":1}'  # only within the encode that wrote it
+    with _args.args_written({id(call): (call, "WRITTEN")}):
+        assert _args.dump_args(call) == "WRITTEN"
+        assert _args.dump_args(twin) == '{"a":1}'
+    assert _args.dump_args(call) == '{"a":1}'  # only within the encode that wrote it
 
 
 def test_the_first_message_holding_a_problem_is_named() -> None:

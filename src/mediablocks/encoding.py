@@ -27,7 +27,7 @@ from .message_input import MessagesLike, as_messages
 from .messages import CompactionSummaryMessage, Message
 from .mime.encodings import is_text_type, text_encoding
 from .providers import Encoder, _typed, entry_translator, merge_fields, with_uploads_resolved
-from .providers._common import ARGS_JSON, args_written
+from .providers._args import ARGS_JSON, args_written
 from .providers._json import write_json
 from .providers._media_walk import map_media
 from .providers._model_media import check_model_media

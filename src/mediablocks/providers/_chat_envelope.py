@@ -10,12 +10,14 @@ endpoint goes back to it as it came.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
+from ..errors import DecodeError
 from ..messages import AssistantMessage
 
-__all__ = ["ABSENT", "envelope_notes", "write_envelope"]
+__all__ = ["ABSENT", "envelope_notes", "response_choices", "write_envelope"]
 
 ABSENT = "<absent>"
 """Stands for a field a message or response did not have, where writing it is the default."""
@@ -34,6 +36,39 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     return value
+
+
+def response_choices(
+    data: dict[str, Any], label: str, *, empty_is_absent: bool
+) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], str]]:
+    """``(number, choice, message, where)`` for each choice of a response (``label`` names the
+    format in errors, ``where`` the choice). A choice without a message holds an empty
+    assistant one; ``empty_is_absent``: so does one whose message is empty (``{}``, ``""``).
+    The ``choices`` list is checked at once, each choice as it comes."""
+    choices = data.get("choices")
+    if not isinstance(choices, list):
+        raise DecodeError(f"{label} response: 'choices' is not a list")
+    return _each_choice(choices, label, empty_is_absent)
+
+
+def _each_choice(
+    choices: list[Any], label: str, empty_is_absent: bool
+) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], str]]:
+    from ._common import as_dict
+
+    for number, raw in enumerate(choices):
+        where = f"{label} response choice {number}"
+        choice = as_dict(raw)
+        if not isinstance(choice, dict):
+            raise DecodeError(f"{where} is not an object")
+        sent = choice.get("message")
+        if empty_is_absent:
+            message = as_dict(sent) or {"role": "assistant"}
+        else:
+            message = as_dict(sent) if sent is not None else {"role": "assistant"}
+        if not isinstance(message, dict):
+            raise DecodeError(f"{where}: message is not an object")
+        yield number, choice, message, where
 
 
 def envelope_notes(

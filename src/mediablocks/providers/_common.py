@@ -7,40 +7,40 @@ import hashlib
 import json
 import mimetypes
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Union
 
-from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from typing_extensions import assert_never
+
+from ..blocks import (
+    Block,
+    ContentBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
 from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..fetching.policy import current_policy, decision_for
 from ..media import MediaBlock
-from ..messages import (
-    SESSION_ROLES,
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
+from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from ..sources import FileIdSource, URLSource
 from ._options import EncodeOptions
 
 __all__ = [
-    "ARGS_JSON",
+    "ModelMessage",
+    "SystemBlock",
     "add_tool_result",
-    "args_written",
     "as_dict",
     "base64_data",
     "block_label",
     "blocks_from_content",
     "bytes_or_base64",
     "call_names",
-    "chat_messages",
     "data_uri",
     "default_filename",
-    "dump_args",
+    "dumped",
     "file_id_of",
     "group_turns",
     "inline_mime",
@@ -52,6 +52,7 @@ __all__ = [
     "results_first",
     "sendable",
     "synthetic_call_id",
+    "system_parts",
     "tool_args",
     "tool_result_content",
     "tool_results",
@@ -68,10 +69,14 @@ RoleEncoder = Callable[[Sequence[Block], int], list[Part]]
 """Encodes one message's blocks (and its index, for errors) into wire parts."""
 
 
-def sendable(messages: Sequence[Message]) -> Iterator[tuple[int, Message]]:
+ModelMessage = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
+"""The messages a model sees (session messages are the application's)."""
+
+
+def sendable(messages: Sequence[Message]) -> Iterator[tuple[int, ModelMessage]]:
     """``(index, message)`` for the messages a model sees: session messages are skipped."""
     for index, message in enumerate(messages):
-        if message.role not in SESSION_ROLES:
+        if isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolMessage)):
             yield index, message
 
 
@@ -112,8 +117,8 @@ def group_turns(
             role, parts = "user", tool(message.content, index)
         elif isinstance(message, UserMessage):
             role, parts = "user", user(message.content, index)
-        else:  # pragma: no cover - sendable() yields only the four roles above
-            continue
+        else:
+            assert_never(message)
         if not parts:
             continue
         if role_for is not None:
@@ -123,6 +128,29 @@ def group_turns(
         else:
             turns.append((role, parts))
     return system_parts, turns
+
+
+SystemBlock = Union[TextBlock, ThinkingBlock, RawBlock]
+"""What a system prompt holds: text (thinking and verbatim blocks as the provider says)."""
+
+
+def system_parts(
+    provider: str,
+    blocks: Sequence[Block],
+    index: int,
+    encode: Callable[[SystemBlock, int, int], Part | None],
+    why: str,
+) -> list[Part]:
+    """A system message's parts, each block as ``encode(block, index, position)`` writes it
+    (None: dropped); any block but text, thinking and verbatim ones raises, saying ``why``."""
+    parts: list[Part] = []
+    for position, block in enumerate(blocks):
+        if not isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
+            raise unsupported(provider, block, index, position, why)
+        part = encode(block, index, position)
+        if part is not None:
+            parts.append(part)
+    return parts
 
 
 def tool_results(
@@ -184,17 +212,29 @@ def blocks_from_content(
 
 
 def tool_result_content(
-    value: Any, where: str, decode_part: Callable[[Any, str], Block], field: str, noun: str
+    value: Any,
+    where: str,
+    decode_part: Callable[[Any, str], Block],
+    field: str,
+    noun: str,
+    *,
+    plural: str = "parts",
+    kept_for: str | None = None,
 ) -> str | list[ContentBlock]:
     """A decoded tool result's ``field`` (``content``, ``output``): its text as is (None as
-    ""), or each of its parts (each a ``noun``) decoded by `decode_part`."""
+    ""), or each of its parts (each a ``noun``, ``plural`` in the error) decoded by
+    `decode_part`. With ``kept_for`` (a provider), a part a tool result cannot hold (thinking)
+    is kept verbatim as that provider's `RawBlock`."""
     if value is None or isinstance(value, str):
         return value or ""
     if not isinstance(value, list):
-        raise DecodeError(f"{where}: {field} is a {type(value).__name__}, not text or parts")
+        raise DecodeError(f"{where}: {field} is a {type(value).__name__}, not text or {plural}")
     content: list[ContentBlock] = []
     for number, raw in enumerate(value):
         block = decode_part(raw, f"{where}, {noun} {number}")
+        cannot_hold = isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
+        if kept_for is not None and cannot_hold:
+            block = RawBlock(provider=kept_for, data=as_dict(raw))
         assert not isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock))
         content.append(block)
     return content
@@ -293,7 +333,9 @@ def use_url(block: MediaBlock, provider_fetches: bool, options: EncodeOptions) -
                 "use url_media='inline' to download and send the bytes"
             )
         return True
-    return provider_fetches
+    if choice == "auto":
+        return provider_fetches
+    assert_never(choice)
 
 
 def inline_mime(block: MediaBlock, options: EncodeOptions) -> str:
@@ -368,44 +410,6 @@ def object_args(
     return dict(block.args)
 
 
-ARGS_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""Tool-call arguments as written into a request (compact, UTF-8 kept)."""
-
-_ARGS_WRITTEN: ContextVar[dict[int, tuple[ToolCallBlock, str]] | None] = ContextVar(
-    "mediablocks_args_written", default=None
-)
-
-
-@contextmanager
-def args_written(texts: dict[int, tuple[ToolCallBlock, str]]) -> Iterator[None]:
-    """Within the block, `dump_args` takes each call's text from ``texts`` (``id(block)`` ->
-    the block and its `ARGS_JSON` text), written when `encode` checked the arguments, instead
-    of serialising them a second time. The block is held with its text, so an id is never
-    matched to another block."""
-    token = _ARGS_WRITTEN.set(texts)
-    try:
-        yield
-    finally:
-        _ARGS_WRITTEN.reset(token)
-
-
-def dump_args(block: ToolCallBlock) -> str:
-    """Tool-call arguments as the JSON text OpenAI-style APIs want; invalid ones verbatim."""
-    if block.raw_args is not None:
-        return block.raw_args
-    written = _ARGS_WRITTEN.get()
-    if written is not None:
-        found = written.get(id(block))
-        if found is not None and found[0] is block:
-            return found[1]
-    try:
-        return ARGS_JSON.encode(block.args)
-    except (TypeError, ValueError) as exc:  # a set, bytes, an object, NaN-free circular data...
-        raise UnsupportedBlockError(
-            f"tool call {block.id!r} ({block.name}): its arguments cannot be written as JSON: {exc}"
-        ) from None
-
-
 def is_own_thinking(block: ThinkingBlock, provider: str) -> bool:
     """True when this provider produced the thinking block (so its signature is valid there)."""
     return block.provider == provider
@@ -430,6 +434,20 @@ def as_dict(payload: Any) -> Any:
     if callable(to_dict):
         return to_dict()
     return payload
+
+
+def dumped(value: Any, **dump: Any) -> Any:
+    """A dict for an SDK object, from its ``model_dump(**dump)`` (`as_dict` where that fails),
+    or the value as is: for decoders that want other dump settings than `as_dict`'s."""
+    if isinstance(value, (dict, list, str, bytes)) or value is None:
+        return value
+    model_dump = getattr(value, "model_dump", None)
+    if callable(model_dump):
+        try:
+            return model_dump(**dump)
+        except TypeError:
+            return as_dict(value)
+    return as_dict(value)
 
 
 _FREE_FORM = frozenset(
@@ -541,44 +559,3 @@ def synthetic_call_id(prefix: str, name: Any, args: Any, where: str) -> str:
         json.dumps([name, args, where], sort_keys=True, default=str).encode("utf-8")
     ).hexdigest()
     return f"{prefix}{digest[:20]}"
-
-
-def chat_messages(
-    items: Any,
-    label: str,
-    *,
-    content: Callable[[Any, str], list[Block]],
-    assistant: Callable[[dict[str, Any], str], AssistantMessage],
-    tool_result: Callable[[dict[str, Any], str, list[tuple[str, str]]], ToolResultBlock],
-) -> list[Message]:
-    """Decoded messages of a Chat Completions-shaped list (Mistral, Cohere): system, user and
-    assistant turns, and ``tool`` messages joined into `ToolMessage`s. ``tool_result`` gets the
-    ``(id, name)`` calls of the last assistant turn still unanswered, to pair results without ids.
-    ``label`` names the format in errors (``"Mistral"``)."""
-    if not isinstance(items, list):
-        raise DecodeError(f"{label} 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []  # (id, name) of calls not answered yet
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"{label} message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            add_tool_result(out, tool_result(item, where, pending), join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "system":
-            out.append(SystemMessage(content=content(item.get("content"), where)))
-        elif role == "user":
-            out.append(UserMessage(content=content(item.get("content"), where)))
-        elif role == "assistant":
-            reply = assistant(item, where)
-            pending = [(call.id, call.name) for call in reply.tool_calls]
-            out.append(reply)
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
-    return out

@@ -16,6 +16,7 @@ from ._schema import portable_schema, to_strict_schema
 
 __all__ = [
     "MARK",
+    "add_model_fields",
     "add_request_fields",
     "chat_settings_fields",
     "chat_settings_from",
@@ -23,6 +24,7 @@ __all__ = [
     "function_entry",
     "one_tool_choice",
     "own_fields",
+    "request_fields",
     "rest_of",
     "strict_schema",
     "tool_choice_name",
@@ -153,6 +155,19 @@ def tool_from(
         raise DecodeError(f"{provider} tool {name!r}: {exc}") from None
 
 
+def request_fields(
+    tools: Any, tool_choice: Any, given: dict[str, Any], model: Any
+) -> dict[str, Any]:
+    """A decoded request's `Request` fields: its tools, tool choice, model, and the settings
+    ``given`` (as `decoded_settings`)."""
+    return {
+        "tools": tools,
+        "tool_choice": tool_choice,
+        "settings": decoded_settings(**given),
+        "model": model,
+    }
+
+
 def decoded_settings(**given: Any) -> Settings:
     """`Settings` from the values found in a request (``None`` for those absent)."""
     try:
@@ -192,6 +207,15 @@ def rest_of(body: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
     """The body's fields that are not in ``known``, verbatim."""
     skip = set(known)
     return {key: value for key, value in body.items() if key not in skip}
+
+
+def add_model_fields(
+    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
+) -> dict[str, Any]:
+    """A request module's ``add_request_fields`` where the body names the model in ``model``
+    (every API but Bedrock's ``modelId``): the encoded fields plus the model and the unmodelled
+    fields."""
+    return add_request_fields(out, "model", model, extra)
 
 
 def add_request_fields(
@@ -521,10 +545,4 @@ def chat_settings_from(
             notes["stop"] = "string"  # one sequence sent as a string goes back as one
     if notes:
         given["provider_data"] = {provider: notes}
-    fields = {
-        "tools": tools,
-        "tool_choice": choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, choice, given, body.get("model")), rest

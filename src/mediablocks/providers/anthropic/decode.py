@@ -26,11 +26,12 @@ from ...messages import (
     Usage,
 )
 from .._common import (
-    as_dict,
+    dumped,
     tool_args,
     usage_count,
     user_turns,
 )
+from .._payload import decode_payload, has_messages, wire_object
 from ._wire import (
     _PDF,
     _PLAIN_TEXT,
@@ -246,40 +247,37 @@ def from_anthropic(payload: Any) -> list[Message]:
     after them), and each result gets its tool's ``name`` from the call it answers. SDK objects
     (``anthropic.types.Message``, content blocks in a message list) are read like dicts.
     """
-    data = _plain(payload)
-    if isinstance(data, dict):
-        if data.get("type") == "message" or (
-            data.get("role") == "assistant" and ("usage" in data or "stop_reason" in data)
-        ):
-            return [_response_from_anthropic(data)]
-        if "messages" in data:
-            out: list[Message] = []
-            if data.get("system") is not None:
-                out.append(_system_from_anthropic(data["system"], "Anthropic system"))
-            out.extend(_messages_from_anthropic(data["messages"]))
-            return out
-        if "role" in data:
-            return _messages_from_anthropic([data])
-        raise DecodeError(
-            "not an Anthropic payload: expected a request with 'messages', a response "
-            "(type 'message'), or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_anthropic(data)
-    raise DecodeError(f"not an Anthropic payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an Anthropic payload",
+        _messages_from_anthropic,
+        ("a response (type 'message')", _is_response, _response_from_anthropic),
+        request=(
+            "a request with 'messages'",
+            has_messages,
+            _request_from_anthropic,
+        ),
+        plain=_plain,
+    )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return data.get("type") == "message" or (
+        data.get("role") == "assistant" and ("usage" in data or "stop_reason" in data)
+    )
+
+
+def _request_from_anthropic(data: dict[str, Any]) -> list[Message]:
+    out: list[Message] = []
+    if data.get("system") is not None:
+        out.append(_system_from_anthropic(data["system"], "Anthropic system"))
+    out.extend(_messages_from_anthropic(data["messages"]))
+    return out
 
 
 def _plain(value: Any) -> Any:
     """A dict for an SDK object, keeping the fields the API sent (nulls included)."""
-    if isinstance(value, (dict, list, str, bytes)) or value is None:
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            return dump(mode="json", by_alias=True, exclude_unset=True)
-        except TypeError:
-            return as_dict(value)
-    return as_dict(value)
+    return dumped(value, mode="json", by_alias=True, exclude_unset=True)
 
 
 def _response_from_anthropic(data: dict[str, Any]) -> AssistantMessage:
@@ -339,10 +337,8 @@ def _messages_from_anthropic(items: Any) -> list[Message]:
     out: list[Message] = []
     names: dict[str, str] = {}  # tool name by call id, for the results that answer them
     for position, raw in enumerate(items):
-        item = _plain(raw)
         where = f"Anthropic message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        item = wire_object(raw, where, "a message object", _plain)
         role = item.get("role")
         if role == "assistant":
             message = _assistant_from_anthropic(item.get("content"), where, names)
@@ -388,9 +384,7 @@ def _blocks_from_anthropic(items: list[Any], where: str, names: dict[str, str]) 
 
 
 def _part_from_anthropic(raw: Any, where: str, names: dict[str, str]) -> Block:
-    part = _plain(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content block object")
+    part = wire_object(raw, where, "a content block object", _plain)
     kind = part.get("type")
     if kind == "text":
         return _text_from_anthropic(part, where)

@@ -17,9 +17,7 @@ from typing import Any
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
-    add_request_fields as _add,
-)
-from .._fields import (
+    add_model_fields,
     decoded_settings,
     one_tool_choice,
     own_fields,
@@ -181,11 +179,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     return fields, rest
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:

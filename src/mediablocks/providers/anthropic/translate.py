@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Union
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -31,19 +33,21 @@ from ...blocks import (
     ToolResultBlock,
 )
 from ...errors import MediaBlocksError, UnsupportedBlockError
-from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
+from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from ...messages import (
     Message,
 )
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
 from .._common import (
+    SystemBlock,
     base64_data,
     file_id_of,
     group_turns,
     is_own_thinking,
     object_args,
     results_first,
+    system_parts,
     tool_results,
     unsupported,
     use_url,
@@ -117,21 +121,15 @@ def _system_value(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
 def _system_to_anthropic(
     blocks: Sequence[Block], index: int, options: EncodeOptions
 ) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
+    def encode(block: SystemBlock, index: int, position: int) -> dict[str, Any] | None:
         if isinstance(block, TextBlock):
-            part = _text_to_anthropic(block)
-        elif isinstance(block, ThinkingBlock):
-            part = _thinking_to_anthropic(block, options, replay=False)
-        elif isinstance(block, RawBlock):
-            part = _raw_to_anthropic(block, index, position)
-        else:
-            raise unsupported(
-                PROVIDER, block, index, position, "Anthropic system prompts take text only"
-            )
-        if part is not None:
-            parts.append(part)
-    return parts
+            return _text_to_anthropic(block)
+        if isinstance(block, ThinkingBlock):
+            return _thinking_to_anthropic(block, options, replay=False)
+        return _raw_to_anthropic(block, index, position)
+
+    why = "Anthropic system prompts take text only"
+    return system_parts(PROVIDER, blocks, index, encode, why)
 
 
 def _user_to_anthropic(
@@ -173,7 +171,7 @@ def _assistant_to_anthropic(
             raise unsupported(
                 PROVIDER, block, index, position, "tool results belong in tool or user messages"
             )
-        else:
+        elif isinstance(block, MediaBlock):
             raise unsupported(
                 PROVIDER,
                 block,
@@ -182,6 +180,8 @@ def _assistant_to_anthropic(
                 "Anthropic assistant turns hold text, thinking and tool calls; media goes in "
                 "user turns",
             )
+        else:
+            assert_never(block)
         if part is not None:
             parts.append(part)
     return parts
@@ -212,7 +212,9 @@ def _content_to_anthropic(
         raise unsupported(PROVIDER, block, index, position, "Anthropic models take no audio")
     if isinstance(block, VideoBlock):
         raise unsupported(PROVIDER, block, index, position, "Anthropic models take no video")
-    raise unsupported(PROVIDER, block, index, position, "not allowed here")
+    if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+    assert_never(block)
 
 
 def _extras(block: Block) -> dict[str, Any]:

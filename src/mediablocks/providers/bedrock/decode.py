@@ -30,6 +30,7 @@ from .._common import (
     usage_count,
     user_turns,
 )
+from .._payload import decode_payload, has_messages, wire_object
 from ._wire import (
     _DOCUMENT_EXTENSIONS,
     _DOCUMENT_KEYS,
@@ -53,25 +54,25 @@ def from_bedrock(payload: Any) -> list[Message]:
     Bytes may be raw (boto3) or base64 text (the HTTP API's JSON). Tool results, which Bedrock
     carries in user turns, become `ToolMessage`s, each result named after the call it answers.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "output" in data:
-            return [_response_from_bedrock(data)]
-        if "messages" in data:
-            out: list[Message] = []
-            if data.get("system"):
-                out.append(_system_from_bedrock(data["system"]))
-            out.extend(_messages_from_bedrock(data["messages"]))
-            return out
-        if "role" in data:
-            return _messages_from_bedrock([data])
-        raise DecodeError(
-            "not a Bedrock Converse payload: expected a request with 'messages', a response "
-            "with 'output', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_bedrock(data)
-    raise DecodeError(f"not a Bedrock Converse payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Bedrock Converse payload",
+        _messages_from_bedrock,
+        ("a response with 'output'", lambda data: "output" in data, _response_from_bedrock),
+        request=(
+            "a request with 'messages'",
+            has_messages,
+            _request_from_bedrock,
+        ),
+    )
+
+
+def _request_from_bedrock(data: dict[str, Any]) -> list[Message]:
+    out: list[Message] = []
+    if data.get("system"):
+        out.append(_system_from_bedrock(data["system"]))
+    out.extend(_messages_from_bedrock(data["messages"]))
+    return out
 
 
 def _response_from_bedrock(data: dict[str, Any]) -> AssistantMessage:
@@ -135,10 +136,8 @@ def _messages_from_bedrock(items: Any) -> list[Message]:
     out: list[Message] = []
     names: dict[str, str] = {}
     for position, raw in enumerate(items):
-        item = as_dict(raw)
         where = f"Bedrock message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
+        item = wire_object(raw, where, "a message object")
         role = item.get("role")
         if role == "assistant":
             message = _assistant_from_bedrock(item.get("content"), where, names)
@@ -173,9 +172,7 @@ def _blocks_from_bedrock(content: Any, where: str, names: dict[str, str]) -> lis
 
 def _union(raw: Any, where: str) -> tuple[str, Any]:
     """The one member a Bedrock union block sets: ``{"image": {...}}`` -> ``("image", {...})``."""
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content block object")
+    part = wire_object(raw, where, "a content block object")
     present = [key for key, value in part.items() if value is not None]
     if len(present) != 1:
         raise DecodeError(

@@ -25,6 +25,7 @@ from .._fields import (
     decoded_settings,
     one_tool_choice,
     own_fields,
+    request_fields,
     strict_schema,
     tool_choice_name,
     tool_from,
@@ -173,13 +174,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
             given["response_schema"] = schema
         if output:
             rest["outputConfig"] = output
-    fields = {
-        "tools": tools,
-        "tool_choice": tool_choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("modelId"),
-    }
-    return fields, rest
+    return request_fields(tools, tool_choice, given, body.get("modelId")), rest
 
 
 def _choice(config: dict[str, Any]) -> str | None:

@@ -26,6 +26,8 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -43,6 +45,7 @@ from ...mime import normalize_mime
 from ...mime.encodings import utf8_text
 from ...sources import URLSource
 from .._common import (
+    SystemBlock,
     bytes_or_base64,
     file_id_of,
     group_turns,
@@ -50,6 +53,7 @@ from .._common import (
     object_args,
     results_first,
     strict_b64decode,
+    system_parts,
     tool_results,
     unsupported,
     use_url,
@@ -133,22 +137,15 @@ class _Encoder:
     # -- roles ------------------------------------------------------------------------------
 
     def _system(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            part: dict[str, Any] | None
-            if isinstance(block, TextBlock):
-                part = _text_to_bedrock(block)
-            elif isinstance(block, ThinkingBlock):
-                part = self._thinking(block, replay=False)
-            elif isinstance(block, RawBlock):
-                part = self._raw(block, index, position)
-            else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "Bedrock system prompts take text only"
-                )
-            if part is not None:
-                parts.append(part)
-        return parts
+        why = "Bedrock system prompts take text only"
+        return system_parts(PROVIDER, blocks, index, self._system_part, why)
+
+    def _system_part(self, block: SystemBlock, index: int, position: int) -> dict[str, Any] | None:
+        if isinstance(block, TextBlock):
+            return _text_to_bedrock(block)
+        if isinstance(block, ThinkingBlock):
+            return self._thinking(block, replay=False)
+        return self._raw(block, index, position)
 
     def _user(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
@@ -221,7 +218,9 @@ class _Encoder:
             return self._audio(block, index, position)
         if isinstance(block, RawBlock):
             return self._raw(block, index, position)
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+            raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        assert_never(block)
 
     def _thinking(self, block: ThinkingBlock, *, replay: bool) -> dict[str, Any] | None:
         """Bedrock's own reasoning is replayed in assistant turns (with its signature when it

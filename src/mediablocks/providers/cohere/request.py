@@ -19,14 +19,12 @@ from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from ...tools import Tool
 from .._fields import (
-    add_request_fields as _add,
-)
-from .._fields import (
-    decoded_settings,
+    add_model_fields,
     function_entry,
     one_tool_choice,
     own_fields,
     pop_settings,
+    request_fields,
     rest_of,
     tool_choice_name,
     tool_from,
@@ -174,13 +172,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     stop = rest.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         given["stop"] = rest.pop("stop_sequences")
-    fields = {
-        "tools": tools,
-        "tool_choice": choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, choice, given, body.get("model")), rest
 
 
 def _schema_from_format(rest: dict[str, Any]) -> dict[str, Any] | None:
@@ -210,11 +202,7 @@ def _effort_from_thinking(rest: dict[str, Any]) -> str | None:
     return None
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:

@@ -25,7 +25,6 @@ from typing import Any
 
 from ...blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -34,31 +33,27 @@ from ...blocks import (
 )
 from ...errors import DecodeError, MediaBlocksError
 from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
-from ...messages import AssistantMessage, Message, SystemMessage, ToolMessage, Usage, UserMessage
+from ...messages import AssistantMessage, Message, Usage, UserMessage
 from ...mime.encodings import text_encoding, utf8_text
 from ...sources import URLSource
+from .._args import dump_args
+from .._chat_completions import ChatEncoder, Reply, chat_messages, image_url_block, tool_calls_of
 from .._common import (
     as_dict,
     blocks_from_content,
-    chat_messages,
-    data_uri,
-    dump_args,
     file_id_of,
-    is_own_thinking,
-    media_from_reference,
     pair_call,
-    sendable,
     tool_args,
+    tool_result_content,
     unsupported,
     usage_count,
-    use_url,
 )
 from .._options import EncodeOptions
+from .._payload import decode_payload, has_messages, wire_object
 
 __all__ = ["from_cohere", "to_cohere"]
 
 PROVIDER = "cohere"
-_IMAGE_DETAILS = ("auto", "low", "high")
 _TEXT_DOCUMENTS = ("application/json", "application/xml")
 _MAX_DOCUMENT_CHARS = 10_000_000
 """A text document larger than this many characters is refused rather than sent."""
@@ -80,210 +75,92 @@ def to_cohere(messages: Sequence[Message], options: EncodeOptions | None = None)
     return fields
 
 
-class _Encoder:
+class _Encoder(ChatEncoder):
+    """One encoding pass: the messages, the request's documents, and media moved out of tool
+    results."""
+
+    provider = PROVIDER
+    system_only = "Cohere system messages take text only"
+    tool_media_refusal = "Cohere tool results carry text and documents only"
+    media_refusal = "Cohere models take no audio or video"
+    moved_kinds = (ImageBlock, AudioBlock, VideoBlock)
+
     def __init__(self, options: EncodeOptions) -> None:
-        self.options = options
-        self.out: list[dict[str, Any]] = []
+        super().__init__(options)
         self.documents: list[dict[str, Any]] = []
-        self.moved: list[dict[str, Any]] = []
-        """Content for the user message that follows a run of tool messages."""
+        self.plans: list[str] = []
+        self.citations: list[Any] = []
 
-    def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        for index, message in sendable(messages):
-            if isinstance(message, ToolMessage):
-                for position, block in enumerate(message.content):
-                    if not isinstance(block, ToolResultBlock):
-                        raise unsupported(
-                            PROVIDER, block, index, position, "a tool message holds tool results"
-                        )
-                    self.out.append(self._tool_result(block, index, position))
-                continue
-            self._flush_moved()
-            if isinstance(message, UserMessage):
-                self._user(message.content, index)
-            elif isinstance(message, SystemMessage):
-                self.out.append(self._system(message.content, index))
-            elif isinstance(message, AssistantMessage):
-                self.out.append(self._assistant(message.content, index))
-        self._flush_moved()
-        return self.out
-
-    def _flush_moved(self) -> None:
-        if self.moved:
-            self.out.append({"role": "user", "content": self.moved})
-            self.moved = []
-
-    def _system(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-            else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "Cohere system messages take text only"
-                )
-        return {"role": "system", "content": _content_value(parts)}
-
-    def _user(self, blocks: Sequence[Block], index: int) -> None:
-        parts: list[dict[str, Any]] = []
-        has_results = False
+    def user(self, message: UserMessage, index: int) -> None:
+        self.flush_moved()
         documents_before = len(self.documents)
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolResultBlock):
-                has_results = True
-                self.out.append(self._tool_result(block, index, position))
-            elif isinstance(block, ToolCallBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
-                )
-            else:
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
+        parts, has_results = self.user_parts(message.content, index)
         has_documents = len(self.documents) > documents_before
         if parts or not (has_results or has_documents):
             # a message of documents only is all in the request's ``documents``
-            self.out.append({"role": "user", "content": _content_value(parts)})
+            self.out.append({"role": "user", "content": self.content_value(parts)})
 
-    def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
-        plans: list[str] = []
-        citations: list[Any] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolCallBlock):
-                calls.append(_tool_call_to_cohere(block))
-            elif isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool results belong in tool messages"
-                )
-            elif isinstance(block, TextBlock) and block.for_provider(PROVIDER).get("tool_plan"):
-                plans.append(block.text)
-            else:
-                if isinstance(block, TextBlock):
-                    citations.extend(block.for_provider(PROVIDER).get("citations") or [])
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-        message: dict[str, Any] = {"role": "assistant"}
-        if parts or not calls:
-            message["content"] = parts
-        if plans:
-            message["tool_plan"] = "".join(plans)
-        if calls:
-            message["tool_calls"] = calls
-        if citations:
-            message["citations"] = citations
-        return message
+    def reply(self, message: AssistantMessage, index: int) -> dict[str, Any]:
+        self.plans = []
+        self.citations = []
+        reply = self.gather_reply(message.content, index)
+        out = reply.fields
+        if reply.parts or not reply.calls:
+            out["content"] = reply.parts
+        if self.plans:
+            out["tool_plan"] = "".join(self.plans)
+        if reply.calls:
+            out["tool_calls"] = reply.calls
+        if self.citations:
+            out["citations"] = self.citations
+        return out
 
-    def _part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
-        """One content part (None when the block is dropped by a documented option, or goes
-        to the request's ``documents``)."""
+    def reply_block(self, block: Block, index: int, position: int, reply: Reply) -> bool:
+        """The ``tool_plan`` goes in its field; citations ride beside the text they cite."""
         if isinstance(block, TextBlock):
-            return {"type": "text", "text": block.text}
-        if isinstance(block, ThinkingBlock):
-            return _thinking_to_cohere(block, self.options)
-        if isinstance(block, RawBlock):
-            if block.provider != PROVIDER:
-                raise unsupported(
-                    PROVIDER, block, index, position, f"it holds {block.provider} content"
-                )
-            return dict(block.data)
-        if isinstance(block, ImageBlock):
-            return _image_to_cohere(block, index, position, self.options)
+            if block.for_provider(PROVIDER).get("tool_plan"):
+                self.plans.append(block.text)
+                return True
+            self.citations.extend(block.for_provider(PROVIDER).get("citations") or [])
+        return False
+
+    def tool_call(self, block: ToolCallBlock) -> dict[str, Any]:
+        return {
+            "id": block.id,
+            "type": "function",
+            "function": {"name": block.name, "arguments": dump_args(block)},
+        }
+
+    def result_part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
+        """A file in a tool result is a ``document`` entry of the result itself."""
         if isinstance(block, FileBlock):
-            self.documents.append(_document_to_cohere(block, index, position, self.options))
-            return None
-        if isinstance(block, (AudioBlock, VideoBlock)):
-            raise unsupported(
-                PROVIDER, block, index, position, "Cohere models take no audio or video"
-            )
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+            document = _document_to_cohere(block, index, position, self.options)
+            return {"type": "document", "document": document}
+        return super().result_part(block, index, position)
 
-    def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
-        content: str | list[dict[str, Any]]
-        if isinstance(result.content, str):
-            content = result.content
-        else:
-            parts: list[dict[str, Any]] = []
-            media: list[ImageBlock | AudioBlock | VideoBlock] = []
-            for block in result.content:
-                if isinstance(block, FileBlock):
-                    document = _document_to_cohere(block, index, position, self.options)
-                    parts.append({"type": "document", "document": document})
-                elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
-                    media.append(block)
-                else:
-                    part = self._part(block, index, position)
-                    if part is not None:
-                        parts.append(part)
-            if media:
-                self._move_media(media, result.tool_call_id, index, position)
-            content = parts if parts else ""
-        return {"role": "tool", "tool_call_id": result.tool_call_id, "content": content}
+    def content_value(self, parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        """A lone plain text part goes out as a string, the form every Cohere model takes."""
+        return super().content_value(parts) if parts else parts
 
-    def _move_media(
-        self,
-        media: list[ImageBlock | AudioBlock | VideoBlock],
-        call_id: str,
-        index: int,
-        position: int,
-    ) -> None:
-        if self.options.tool_result_media == "error":
-            raise unsupported(
-                PROVIDER,
-                media[0],
-                index,
-                position,
-                "Cohere tool results carry text and documents only; "
-                "tool_result_media='user_message' moves the media into a user message",
-            )
-        self.moved.append({"type": "text", "text": f"Media returned by tool call {call_id}:"})
-        for block in media:
-            part = self._part(block, index, position)
-            if part is not None:
-                self.moved.append(part)
+    # -- blocks -----------------------------------------------------------------------------
 
-
-def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """A lone plain text part goes out as a string, the form every Cohere model takes."""
-    if len(parts) == 1 and set(parts[0]) == {"type", "text"} and parts[0]["type"] == "text":
-        text: str = parts[0]["text"]
-        return text
-    return parts
-
-
-def _thinking_to_cohere(block: ThinkingBlock, options: EncodeOptions) -> dict[str, Any] | None:
-    if is_own_thinking(block, PROVIDER) and not block.redacted:
+    def own_thinking(self, block: ThinkingBlock) -> dict[str, Any]:
         return {"type": "thinking", "thinking": block.thinking}
-    if options.thinking == "text" and block.thinking:
-        return {"type": "text", "text": block.thinking}
-    return None
 
+    def image_part(self, block: ImageBlock, index: int, position: int) -> dict[str, Any]:
+        if file_id_of(block) is not None:
+            why = "Cohere takes images by URL or inline, not file id"
+            raise unsupported(PROVIDER, block, index, position, why)
+        image_url: dict[str, Any] = {"url": self.url_or_data_uri(block, index, position)}
+        detail = block.detail or block.for_provider(PROVIDER).get("detail")
+        if detail is not None:
+            image_url["detail"] = detail
+        return {"type": "image_url", "image_url": image_url}
 
-def _image_to_cohere(
-    block: ImageBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    if file_id_of(block) is not None:
-        raise unsupported(
-            PROVIDER, block, index, position, "Cohere takes images by URL or inline, not file id"
-        )
-    try:
-        as_url = use_url(block, True, options)
-    except MediaBlocksError as exc:
-        raise unsupported(PROVIDER, block, index, position, str(exc)) from None
-    if as_url:
-        assert isinstance(block.source, URLSource)
-        url = block.source.url
-    else:
-        url = data_uri(block, options)
-    image_url: dict[str, Any] = {"url": url}
-    detail = block.detail or block.for_provider(PROVIDER).get("detail")
-    if detail is not None:
-        image_url["detail"] = detail
-    return {"type": "image_url", "image_url": image_url}
+    def file_part(self, block: FileBlock, index: int, position: int) -> None:
+        """A text document goes to the request's ``documents``, not into the message."""
+        self.documents.append(_document_to_cohere(block, index, position, self.options))
+        return
 
 
 def _document_to_cohere(
@@ -329,14 +206,6 @@ def _document_to_cohere(
     return {"id": f"doc_{digest}", "data": {"title": title, "text": text}}
 
 
-def _tool_call_to_cohere(block: ToolCallBlock) -> dict[str, Any]:
-    return {
-        "id": block.id,
-        "type": "function",
-        "function": {"name": block.name, "arguments": dump_args(block)},
-    }
-
-
 # -- decode -----------------------------------------------------------------------------------
 
 
@@ -345,21 +214,21 @@ def from_cohere(payload: Any) -> list[Message]:
 
     The SDK's objects (``V2ChatResponse``, message models) are read like dicts.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "finish_reason" in data or ("message" in data and "messages" not in data):
-            return [_response_from_cohere(data)]
-        if "messages" in data:
-            return _messages_from_cohere(data["messages"], data.get("documents"))
-        if "role" in data:
-            return _messages_from_cohere([data], None)
-        raise DecodeError(
-            "not a Cohere payload: expected a request with 'messages', a response with "
-            "'message' and 'finish_reason', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_cohere(data, None)
-    raise DecodeError(f"not a Cohere payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Cohere payload",
+        lambda items: _messages_from_cohere(items, None),
+        ("a response with 'message' and 'finish_reason'", _is_response, _response_from_cohere),
+        request=(
+            "a request with 'messages'",
+            has_messages,
+            lambda data: _messages_from_cohere(data["messages"], data.get("documents")),
+        ),
+    )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return "finish_reason" in data or ("message" in data and "messages" not in data)
 
 
 def _response_from_cohere(data: dict[str, Any]) -> AssistantMessage:
@@ -406,9 +275,9 @@ def _messages_from_cohere(items: Any, documents: Any) -> list[Message]:
     out = chat_messages(
         items,
         "Cohere",
-        content=_content_from_cohere,
         assistant=_assistant_from_cohere,
         tool_result=_tool_result_from_cohere,
+        content=_content_from_cohere,
     )
     if documents is not None:
         out.extend(_documents_message(documents))
@@ -460,22 +329,12 @@ def _assistant_from_cohere(item: dict[str, Any], where: str, **fields: Any) -> A
         else:
             content.append(RawBlock(provider=PROVIDER, data={"citations": kept}))
     blocks.extend(content)
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_cohere(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_cohere))
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
 
 
-def _content_from_cohere(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _part_from_cohere, "part")
-
-
 def _part_from_cohere(raw: Any, where: str) -> Block:
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content object")
+    part = wire_object(raw, where, "a content object")
     kind = part.get("type")
     if kind == "text":
         text = part.get("text", "")
@@ -494,20 +353,12 @@ def _part_from_cohere(raw: Any, where: str) -> Block:
     return RawBlock(provider=PROVIDER, data=part)
 
 
+def _content_from_cohere(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _part_from_cohere, "part")
+
+
 def _image_from_cohere(part: dict[str, Any], where: str) -> ImageBlock:
-    value = as_dict(part.get("image_url"))
-    detail: Any = None
-    if isinstance(value, dict):
-        detail = value.get("detail")
-        value = value.get("url")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: image_url has no URL string")
-    block = media_from_reference(ImageBlock, value, None, None, where)
-    if detail in _IMAGE_DETAILS:
-        return block.model_copy(update={"detail": detail})
-    if detail is not None:
-        return block.model_copy(update={"provider_data": {PROVIDER: {"detail": detail}}})
-    return block
+    return image_url_block(as_dict(part.get("image_url")), where, PROVIDER, "image_url")
 
 
 def _tool_call_from_cohere(call: Any, where: str) -> ToolCallBlock:
@@ -534,17 +385,7 @@ def _tool_result_from_cohere(
             raise DecodeError(f"{where}: tool message has no tool_call_id and no call to answer")
     else:
         pending[:] = [entry for entry in pending if entry[0] != call_id]
-    content = item.get("content")
-    result: str | list[ContentBlock]
-    if content is None or isinstance(content, str):
-        result = content or ""
-    elif isinstance(content, list):
-        result = []
-        for number, raw in enumerate(content):
-            block = _part_from_cohere(raw, f"{where}, part {number}")
-            if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
-                block = RawBlock(provider=PROVIDER, data=as_dict(raw))
-            result.append(block)
-    else:
-        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or parts")
+    result = tool_result_content(
+        item.get("content"), where, _part_from_cohere, "content", "part", kept_for=PROVIDER
+    )
     return ToolResultBlock(tool_call_id=call_id, content=result)

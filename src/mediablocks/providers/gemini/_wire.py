@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from ...datauri import b64encode
 from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...mime import normalize_mime
-from .._common import as_dict
+from .._common import dumped
 
 PROVIDER = "gemini"
 _Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
@@ -159,15 +159,7 @@ def _gemini_reads(url: str) -> bool:
 
 def _plain(value: Any) -> Any:
     """A dict for an SDK object (the SDK dumps snake_case, bytes kept), or the value as is."""
-    if isinstance(value, (dict, list, str, bytes)) or value is None:
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            return dump(mode="python", exclude_none=True)
-        except TypeError:
-            return as_dict(value)
-    return as_dict(value)
+    return dumped(value, mode="python", exclude_none=True)
 
 
 def _json_safe(value: Any) -> Any:

@@ -36,6 +36,7 @@ from .._common import (
     usage_count,
     user_turns,
 )
+from .._payload import decode_payload, wire_object
 from ._envelope import _FINISH_REASONS, _RESPONSE_FIELDS, _envelope_notes
 from ._wire import (
     _AS_FILE_URI,
@@ -74,29 +75,35 @@ def from_gemini(payload: Any) -> list[Message]:
     inline data. Function responses become `ToolMessage`s named and linked to their calls (by
     ``id``, or by name for models that send no ids).
     """
-    data = _plain(payload)
-    if isinstance(data, dict):
-        if any(_get(data, key) is not None for key in _RESPONSE_KEYS):
-            return [_Decoder().response(data)]
-        contents = _get(data, "contents")
-        if contents is not None:
-            decoder = _Decoder()
-            out: list[Message] = []
-            config = _plain(_get(data, "config"))
-            instruction = _get(data, "system_instruction") or _get(config, "system_instruction")
-            if instruction is not None:
-                out.append(decoder.system(instruction))
-            out.extend(decoder.contents(contents))
-            return out
-        if "parts" in data or "role" in data:
-            return _Decoder().contents([data])
-        raise DecodeError(
-            "not a Gemini payload: expected a request with 'contents', a response with "
-            "'candidates', or a content with 'parts'"
-        )
-    if isinstance(data, (list, str)):
-        return _Decoder().contents(data)
-    raise DecodeError(f"not a Gemini payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "a Gemini payload",
+        lambda items: _Decoder().contents(items),
+        ("a response with 'candidates'", _is_response, lambda data: _Decoder().response(data)),
+        request=("a request with 'contents'", _is_request, _request_from_gemini),
+        item=("a content with 'parts'", lambda data: "parts" in data or "role" in data),
+        plain=_plain,
+        item_types=(list, str),
+    )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return any(_get(data, key) is not None for key in _RESPONSE_KEYS)
+
+
+def _is_request(data: dict[str, Any]) -> bool:
+    return _get(data, "contents") is not None
+
+
+def _request_from_gemini(data: dict[str, Any]) -> list[Message]:
+    decoder = _Decoder()
+    out: list[Message] = []
+    config = _plain(_get(data, "config"))
+    instruction = _get(data, "system_instruction") or _get(config, "system_instruction")
+    if instruction is not None:
+        out.append(decoder.system(instruction))
+    out.extend(decoder.contents(_get(data, "contents")))
+    return out
 
 
 _RESPONSE_KEYS = ("candidates", "usage_metadata", "prompt_feedback", "response_id")
@@ -292,9 +299,7 @@ class _Decoder:
         )
 
     def _response_part(self, raw: Any, where: str) -> ContentBlock:
-        value = _plain(raw)
-        if not isinstance(value, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a part object")
+        value = wire_object(raw, where, "a part object", _plain)
         part: dict[str, Any] = _respell(value, _snake_key)
         block = _media_part(part, None, where)
         if block is None:

@@ -24,16 +24,14 @@ from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
     MARK,
-    decoded_settings,
+    add_model_fields,
     own_fields,
+    request_fields,
     tool_choice_name,
     tool_choice_names,
     tool_from,
     tool_note,
     usage_numbers,
-)
-from .._fields import (
-    add_request_fields as _add,
 )
 from .._options import EncodeOptions
 from .._report import drop_or_raise
@@ -263,13 +261,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
             rest["config"] = config
     elif generation or sent == {}:
         rest[generation_key] = generation  # one sent empty goes back empty
-    fields = {
-        "tools": tools,
-        "tool_choice": tool_choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, tool_choice, given, body.get("model")), rest
 
 
 _KNOWN = ("name", "description", "parameters", "parameters_json_schema")
@@ -364,11 +356,7 @@ def _choice(value: Any, config: dict[str, Any], key: str = "tool_config") -> str
     return None
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields (``config`` merged)."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:

@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -50,12 +52,14 @@ from ...messages import (
 )
 from ...sources import FileIdSource, URLSource
 from .._common import (
+    SystemBlock,
     bytes_or_base64,
     file_id_of,
     group_turns,
     is_own_thinking,
     object_args,
     results_first,
+    system_parts,
     tool_results,
     unsupported,
 )
@@ -145,22 +149,15 @@ class _Encoder:
     # -- roles ------------------------------------------------------------------------------
 
     def _system(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            part: dict[str, Any] | None
-            if isinstance(block, TextBlock):
-                part = self._text(block)
-            elif isinstance(block, ThinkingBlock):
-                part = self._thinking(block, replay=False)
-            elif isinstance(block, RawBlock):
-                part = self._raw(block, index, position)
-            else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "Gemini system instructions take text only"
-                )
-            if part is not None:
-                parts.append(part)
-        return parts
+        why = "Gemini system instructions take text only"
+        return system_parts(PROVIDER, blocks, index, self._system_part, why)
+
+    def _system_part(self, block: SystemBlock, index: int, position: int) -> dict[str, Any] | None:
+        if isinstance(block, TextBlock):
+            return self._text(block)
+        if isinstance(block, ThinkingBlock):
+            return self._thinking(block, replay=False)
+        return self._raw(block, index, position)
 
     def _user(self, blocks: Sequence[Block], index: int) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
@@ -224,7 +221,9 @@ class _Encoder:
             return self._finish(block, self._media(block, index, position))
         if isinstance(block, RawBlock):
             return self._raw(block, index, position)
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        if isinstance(block, (ThinkingBlock, ToolCallBlock, ToolResultBlock)):
+            raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        assert_never(block)
 
     def _text(self, block: TextBlock) -> dict[str, Any] | None:
         """Empty text is sent only when it carries Gemini data (a thought signature)."""
@@ -395,7 +394,9 @@ class _Encoder:
             return True
         if self.options.url_media == "inline":
             return False
-        return _gemini_reads(url)
+        if self.options.url_media == "auto":
+            return _gemini_reads(url)
+        assert_never(self.options.url_media)
 
 
 def _role_for(message: Message, role: str) -> str:

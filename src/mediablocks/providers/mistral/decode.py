@@ -11,7 +11,6 @@ from typing import Any
 
 from ...blocks import (
     Block,
-    ContentBlock,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -25,24 +24,24 @@ from ...messages import (
     Message,
     Usage,
 )
-from .._chat_envelope import ABSENT, envelope_notes
+from .._chat_completions import chat_messages, image_url_block, tool_calls_of
+from .._chat_envelope import ABSENT, envelope_notes, response_choices
 from .._common import (
     as_dict,
     blocks_from_content,
-    chat_messages,
     media_from_reference,
     pair_call,
     tool_args,
+    tool_result_content,
     usage_count,
 )
+from .._payload import decode_payload, wire_object
 from ..openai_chat.decode import message_fields
 from ._wire import (
     _ID_ALPHABET,
     PROVIDER,
     _joined_thinking,
 )
-
-_IMAGE_DETAILS = ("auto", "low", "high")
 
 
 def _new_call_id() -> str:
@@ -84,19 +83,7 @@ def _thinking_from_mistral(chunk: dict[str, Any], where: str) -> ThinkingBlock:
 
 
 def _image_from_mistral(chunk: dict[str, Any], where: str) -> ImageBlock:
-    value = chunk.get("image_url")
-    detail: Any = None
-    if isinstance(value, dict):
-        detail = value.get("detail")
-        value = value.get("url")
-    if not isinstance(value, str):
-        raise DecodeError(f"{where}: image_url chunk has no URL string")
-    block = media_from_reference(ImageBlock, value, None, None, where)
-    if detail in _IMAGE_DETAILS:
-        return block.model_copy(update={"detail": detail})
-    if detail is not None:
-        return block.model_copy(update={"provider_data": {PROVIDER: {"detail": detail}}})
-    return block
+    return image_url_block(chunk.get("image_url"), where, PROVIDER, "image_url chunk")
 
 
 def _audio_from_mistral(chunk: dict[str, Any], where: str) -> AudioBlock:
@@ -154,48 +141,17 @@ def _tool_call_from_mistral(call: Any, where: str) -> ToolCallBlock:
     )
 
 
-def from_mistral(payload: Any) -> list[Message]:
-    """Messages from a Mistral request body, a message list, or a chat completion response.
-
-    The SDK's objects (``ChatCompletionResponse``, message models) are read like dicts.
-    """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "choices" in data:
-            return _response_from_mistral(data)
-        if "messages" in data:
-            return _messages_from_mistral(data["messages"])
-        if "role" in data:
-            return _messages_from_mistral([data])
-        raise DecodeError(
-            "not a Mistral payload: expected a request with 'messages', a response with "
-            "'choices', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_mistral(data)
-    raise DecodeError(f"not a Mistral payload: a {type(payload).__name__}")
-
-
 def _response_from_mistral(data: dict[str, Any]) -> list[Message]:
-    choices = data.get("choices")
-    if not isinstance(choices, list):
-        raise DecodeError("Mistral response: 'choices' is not a list")
+    choices = response_choices(data, "Mistral", empty_is_absent=False)
     usage = _usage_from_mistral(data.get("usage"))
     out: list[Message] = []
-    for number, choice in enumerate(choices):
-        choice = as_dict(choice)
-        if not isinstance(choice, dict):
-            raise DecodeError(f"Mistral response choice {number} is not an object")
-        sent = choice.get("message")
-        message = as_dict(sent) if sent is not None else {"role": "assistant"}
-        if not isinstance(message, dict):
-            raise DecodeError(f"Mistral response choice {number}: message is not an object")
+    for number, choice, message, where in choices:
         reason = choice.get("finish_reason")
         model = data.get("model")
         response_id = data.get("id")
         reply = _assistant_from_mistral(
             message,
-            f"Mistral response choice {number}",
+            where,
             usage=usage if number == 0 else None,
             stop_reason=reason if isinstance(reason, str) else None,
             model=model if isinstance(model, str) else None,
@@ -245,32 +201,22 @@ def _messages_from_mistral(items: Any) -> list[Message]:
     return chat_messages(
         items,
         "Mistral",
-        content=_content_from_mistral,
         assistant=_assistant_from_mistral,
         tool_result=_tool_result_from_mistral,
+        content=_content_from_mistral,
     )
 
 
 def _assistant_from_mistral(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
     blocks = _content_from_mistral(item.get("content"), where)
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_mistral(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_mistral))
     if item.get("prefix") is True:
         fields["metadata"] = {PROVIDER: {"prefix": True}}
     return AssistantMessage(content=blocks, provider=PROVIDER, **fields)
 
 
-def _content_from_mistral(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _chunk_from_mistral, "chunk")
-
-
 def _chunk_from_mistral(raw: Any, where: str) -> Block:
-    chunk = as_dict(raw)
-    if not isinstance(chunk, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a chunk object")
+    chunk = wire_object(raw, where, "a chunk object")
     kind = chunk.get("type")
     if kind == "UNKNOWN" and chunk.get("is_unknown"):  # the SDK's wrapper for chunks it lacks
         inner = chunk.get("raw")
@@ -290,6 +236,10 @@ def _chunk_from_mistral(raw: Any, where: str) -> Block:
     return RawBlock(provider=PROVIDER, data=chunk)
 
 
+def _content_from_mistral(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _chunk_from_mistral, "chunk")
+
+
 def _tool_result_from_mistral(
     item: dict[str, Any], where: str, pending: list[tuple[str, str]]
 ) -> ToolResultBlock:
@@ -299,18 +249,26 @@ def _tool_result_from_mistral(
         call_id = pair_call(pending, name) or _new_call_id()
     else:
         pending[:] = [entry for entry in pending if entry[0] != call_id]
-    content = item.get("content")
-    result: str | list[ContentBlock]
-    if content is None or isinstance(content, str):
-        result = content or ""
-    elif isinstance(content, list):
-        result = []
-        for number, raw in enumerate(content):
-            block = _chunk_from_mistral(raw, f"{where}, chunk {number}")
-            if isinstance(block, ThinkingBlock):  # not a tool-result block: keep it verbatim
-                block = RawBlock(provider=PROVIDER, data=as_dict(raw))
-            assert not isinstance(block, (ToolCallBlock, ToolResultBlock))
-            result.append(block)
-    else:
-        raise DecodeError(f"{where}: content is a {type(content).__name__}, not text or chunks")
+    result = tool_result_content(
+        item.get("content"),
+        where,
+        _chunk_from_mistral,
+        "content",
+        "chunk",
+        plural="chunks",
+        kept_for=PROVIDER,
+    )
     return ToolResultBlock(tool_call_id=call_id, content=result, name=name)
+
+
+def from_mistral(payload: Any) -> list[Message]:
+    """Messages from a Mistral request body, a message list, or a chat completion response.
+
+    The SDK's objects (``ChatCompletionResponse``, message models) are read like dicts.
+    """
+    return decode_payload(
+        payload,
+        "a Mistral payload",
+        _messages_from_mistral,
+        ("a response with 'choices'", lambda data: "choices" in data, _response_from_mistral),
+    )

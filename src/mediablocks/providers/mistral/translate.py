@@ -21,37 +21,30 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Any, TypeVar, Union
+from typing import Any
 
 from ...blocks import (
-    Block,
-    RawBlock,
-    TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
 )
-from ...errors import MediaBlocksError
-from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...media import AudioBlock, FileBlock, ImageBlock
 from ...messages import (
     AssistantMessage,
     Message,
-    SystemMessage,
-    ToolMessage,
     UserMessage,
 )
 from ...sources import URLSource
+from .._args import dump_args
+from .._chat_completions import ChatEncoder
 from .._chat_envelope import ABSENT
 from .._common import (
     base64_data,
     call_names,
     data_uri,
-    dump_args,
     file_id_of,
-    is_own_thinking,
     sendable,
     unsupported,
-    use_url,
 )
 from .._options import EncodeOptions
 from ._wire import (
@@ -64,11 +57,6 @@ from .decode import from_mistral
 __all__ = ["from_mistral", "mistral_tool_call_ids", "to_mistral"]
 
 
-_NOTHING_SAID = {"role": "assistant", "content": ""}
-"""An assistant message left with nothing to send: not sent, as for every provider."""
-
-_Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
-_M = TypeVar("_M", bound=MediaBlock)
 _MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
 _DOCUMENT_MIME = "application/pdf"
 
@@ -139,181 +127,60 @@ def to_mistral(messages: Sequence[Message], options: EncodeOptions | None = None
     return {"messages": encoder.run(messages)}
 
 
-class _Encoder:
+class _Encoder(ChatEncoder):
     """One encoding pass: the id mapping, tool names, and media moved out of tool results."""
 
+    provider = PROVIDER
+    system_only = "Mistral system messages take text only"
+    tool_media_refusal = "Mistral tool messages carry text only (media in a tool result)"
+    media_refusal = "Mistral models take no video"
+    foreign_raw = "it holds {provider} content, not Mistral's"
+
     def __init__(self, options: EncodeOptions, messages: Sequence[Message]) -> None:
-        self.options = options
+        super().__init__(options)
         self.ids = mistral_tool_call_ids(messages)
         self.names = call_names(messages)
-        self.out: list[dict[str, Any]] = []
-        self.moved: list[dict[str, Any]] = []
-        """Chunks for the user message that follows a run of tool messages."""
 
-    def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        for index, message in sendable(messages):
-            if isinstance(message, ToolMessage):
-                for position, block in enumerate(message.content):
-                    if not isinstance(block, ToolResultBlock):
-                        raise unsupported(
-                            PROVIDER, block, index, position, "a tool message holds tool results"
-                        )
-                    self.out.append(self._tool_result(block, index, position))
-            elif isinstance(message, UserMessage):
-                self._user(message.content, index)
-            elif isinstance(message, SystemMessage):
-                self._flush_moved()
-                self.out.append(self._system(message.content, index))
-            elif isinstance(message, AssistantMessage):
-                self._flush_moved()
-                reply = self._assistant(message.content, index)
-                if message.metadata.get(PROVIDER, {}).get("prefix") is True:
-                    reply["prefix"] = True  # the reply continues from this message's text
-                if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
-                    self.out.append(reply)
-        self._flush_moved()
-        return self.out
-
-    def _flush_moved(self) -> None:
-        if self.moved:
-            self.out.append({"role": "user", "content": self.moved})
-            self.moved = []
-
-    # -- roles ------------------------------------------------------------------------------
-
-    def _system(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        chunks: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
-                chunk = self._chunk(block, index, position)
-                if chunk is not None:
-                    chunks.append(chunk)
-            else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "Mistral system messages take text only"
-                )
-        return {"role": "system", "content": _content_value(chunks)}
-
-    def _user(self, blocks: Sequence[Block], index: int) -> None:
-        """Tool results in a user message go out first as tool messages, then the rest."""
-        rest: list[dict[str, Any]] = []
-        has_results = False
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolResultBlock):
-                has_results = True
-                self.out.append(self._tool_result(block, index, position))
-            elif isinstance(block, ToolCallBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
-                )
-            else:
-                chunk = self._chunk(block, index, position)
-                if chunk is not None:
-                    rest.append(chunk)
+    def user(self, message: UserMessage, index: int) -> None:
+        """Tool results in a user message go out first as tool messages; the media moved out
+        of them lead the user message that follows."""
+        rest, has_results = self.user_parts(message.content, index)
         chunks = [*self.moved, *rest]
         self.moved = []
         if chunks or not has_results:
-            self.out.append({"role": "user", "content": _content_value(chunks)})
+            self.out.append({"role": "user", "content": self.content_value(chunks)})
 
-    def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        chunks: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolCallBlock):
-                calls.append(_tool_call_to_mistral(block, self.ids))
-            elif isinstance(block, ToolResultBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool results belong in tool messages"
-                )
-            else:
-                chunk = self._chunk(block, index, position)
-                if chunk is not None:
-                    chunks.append(chunk)
-        message: dict[str, Any] = {"role": "assistant"}
-        if chunks or not calls:
-            message["content"] = _content_value(chunks)
-        if calls:
-            message["tool_calls"] = calls
-        return message
+    def reply(self, message: AssistantMessage, index: int) -> dict[str, Any]:
+        reply = super().reply(message, index)
+        if message.metadata.get(PROVIDER, {}).get("prefix") is True:
+            reply["prefix"] = True  # the reply continues from this message's text
+        return reply
 
-    # -- blocks -----------------------------------------------------------------------------
+    def tool_call(self, block: ToolCallBlock) -> dict[str, Any]:
+        return _tool_call_to_mistral(block, self.ids)
 
-    def _chunk(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
-        """One content chunk (None when the block is dropped by a documented option)."""
-        if isinstance(block, TextBlock):
-            return _text_to_mistral(block)
-        if isinstance(block, ThinkingBlock):
-            return _thinking_to_mistral(block, self.options)
-        if isinstance(block, RawBlock):
-            return _raw_to_mistral(block, index, position)
-        if isinstance(block, (ImageBlock, AudioBlock, VideoBlock, FileBlock)):
-            return _media_to_mistral(block, index, position, self.options)
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
-
-    def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
+    def tool_message(
+        self, result: ToolResultBlock, content: str | list[dict[str, Any]]
+    ) -> dict[str, Any]:
         call_id = self.ids.get(result.tool_call_id, result.tool_call_id)
-        name = result.name or self.names.get(result.tool_call_id)
-        content: str | list[dict[str, Any]]
-        if isinstance(result.content, str):
-            content = result.content
-        else:
-            chunks: list[dict[str, Any]] = []
-            media: list[_Media] = []
-            for block in result.content:
-                if isinstance(block, (ImageBlock, AudioBlock, VideoBlock, FileBlock)):
-                    media.append(block)
-                    continue
-                chunk = self._chunk(block, index, position)
-                if chunk is not None:
-                    chunks.append(chunk)
-            if media:
-                self._move_media(media, call_id, name, index, position)
-            content = chunks if chunks else ""
         message: dict[str, Any] = {"role": "tool", "content": content, "tool_call_id": call_id}
+        name = self._tool_name(result)
         if name:
             message["name"] = name
         return message
 
-    def _move_media(
-        self,
-        media: list[_Media],
-        call_id: str,
-        name: str | None,
-        index: int,
-        position: int,
-    ) -> None:
-        if self.options.tool_result_media == "error":
-            raise unsupported(
-                PROVIDER,
-                media[0],
-                index,
-                position,
-                "Mistral tool messages carry text only (media in a tool result); "
-                "tool_result_media='user_message' moves the media into a user message",
-            )
-        label = f"Media returned by tool call {call_id}" + (f" ({name})" if name else "") + ":"
-        self.moved.append({"type": "text", "text": label})
-        for block in media:
-            self.moved.append(_media_to_mistral(block, index, position, self.options))
+    def moved_label(self, result: ToolResultBlock) -> str:
+        call_id = self.ids.get(result.tool_call_id, result.tool_call_id)
+        name = self._tool_name(result)
+        return f"Media returned by tool call {call_id}" + (f" ({name})" if name else "") + ":"
 
+    def _tool_name(self, result: ToolResultBlock) -> str | None:
+        return result.name or self.names.get(result.tool_call_id)
 
-def _content_value(chunks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """A lone text chunk goes out as a plain string (the form every Mistral model takes)."""
-    if not chunks:
-        return ""
-    if len(chunks) == 1 and chunks[0].get("type") == "text" and set(chunks[0]) == {"type", "text"}:
-        text: str = chunks[0]["text"]
-        return text
-    return chunks
+    # -- blocks -----------------------------------------------------------------------------
 
-
-def _text_to_mistral(block: TextBlock) -> dict[str, Any]:
-    return {"type": "text", "text": block.text}
-
-
-def _thinking_to_mistral(block: ThinkingBlock, options: EncodeOptions) -> dict[str, Any] | None:
-    """Mistral's own thinking is replayed as a ``thinking`` chunk; other thinking per option."""
-    if is_own_thinking(block, PROVIDER) and not block.redacted:
+    def own_thinking(self, block: ThinkingBlock) -> dict[str, Any]:
+        """Mistral's own thinking is replayed as a ``thinking`` chunk."""
         stored = block.for_provider(PROVIDER)
         inner = stored.get("thinking")
         if not (isinstance(inner, list) and _joined_thinking(inner) == block.thinking):
@@ -324,105 +191,56 @@ def _thinking_to_mistral(block: ThinkingBlock, options: EncodeOptions) -> dict[s
         if "closed" in stored:
             chunk["closed"] = stored["closed"]
         return chunk
-    if options.thinking == "text" and block.thinking:
-        return {"type": "text", "text": block.thinking}
-    return None
 
+    def image_part(self, block: ImageBlock, index: int, position: int) -> dict[str, Any]:
+        if file_id_of(block) is not None:
+            why = "Mistral takes images by URL or inline, not file id"
+            raise unsupported(PROVIDER, block, index, position, why)
+        url = self.url_or_data_uri(block, index, position)
+        image_url: str | dict[str, Any] = url
+        stored_detail = block.for_provider(PROVIDER).get("detail")
+        detail = block.detail or stored_detail
+        if detail is not None:
+            image_url = {"url": url, "detail": detail}
+        return {"type": "image_url", "image_url": image_url}
 
-def _raw_to_mistral(block: RawBlock, index: int, position: int) -> dict[str, Any]:
-    if block.provider != PROVIDER:
-        raise unsupported(
-            PROVIDER, block, index, position, f"it holds {block.provider} content, not Mistral's"
-        )
-    return dict(block.data)
+    def audio_part(self, block: AudioBlock, index: int, position: int) -> dict[str, Any]:
+        if file_id_of(block) is not None:
+            why = "Mistral takes audio inline, not by file id"
+            raise unsupported(PROVIDER, block, index, position, why)
+        if self.use_url(block, index, position):  # Mistral fetches audio URLs
+            assert isinstance(block.source, URLSource)
+            return {"type": "input_audio", "input_audio": block.source.url}
+        return {"type": "input_audio", "input_audio": base64_data(block, self.options)}
 
-
-def _media_to_mistral(
-    block: _Media, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    if isinstance(block, ImageBlock):
-        return _image_to_mistral(block, index, position, options)
-    if isinstance(block, AudioBlock):
-        return _audio_to_mistral(block, index, position, options)
-    if isinstance(block, FileBlock):
-        return _file_to_mistral(block, index, position, options)
-    raise unsupported(PROVIDER, block, index, position, "Mistral models take no video")
-
-
-def _url_or_inline(
-    block: _Media, provider_fetches: bool, index: int, position: int, options: EncodeOptions
-) -> bool:
-    """`use_url`, with the block's position added to its error."""
-    try:
-        return use_url(block, provider_fetches, options)
-    except MediaBlocksError as exc:
-        raise unsupported(PROVIDER, block, index, position, str(exc)) from None
-
-
-def _image_to_mistral(
-    block: ImageBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    if file_id_of(block) is not None:
-        raise unsupported(
-            PROVIDER, block, index, position, "Mistral takes images by URL or inline, not file id"
-        )
-    if _url_or_inline(block, True, index, position, options):
-        assert isinstance(block.source, URLSource)
-        url = block.source.url
-    else:
-        url = data_uri(block, options)
-    image_url: str | dict[str, Any] = url
-    stored_detail = block.for_provider(PROVIDER).get("detail")
-    detail = block.detail or stored_detail
-    if detail is not None:
-        image_url = {"url": url, "detail": detail}
-    return {"type": "image_url", "image_url": image_url}
-
-
-def _audio_to_mistral(
-    block: AudioBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    if file_id_of(block) is not None:
-        raise unsupported(
-            PROVIDER, block, index, position, "Mistral takes audio inline, not by file id"
-        )
-    if _url_or_inline(block, True, index, position, options):  # Mistral fetches audio URLs
-        assert isinstance(block.source, URLSource)
-        return {"type": "input_audio", "input_audio": block.source.url}
-    return {"type": "input_audio", "input_audio": base64_data(block, options)}
-
-
-def _file_to_mistral(
-    block: FileBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    file_id = file_id_of(block)
-    if file_id is not None:
-        if file_id.provider not in (None, PROVIDER):
+    def file_part(self, block: FileBlock, index: int, position: int) -> dict[str, Any]:
+        file_id = file_id_of(block)
+        if file_id is not None:
+            if file_id.provider not in (None, PROVIDER):
+                why = f"it is a {file_id.provider} file id"
+                raise unsupported(PROVIDER, block, index, position, why)
+            return {"type": "file", "file_id": file_id.file_id}
+        fetched_by_mistral = self.use_url(block, index, position)
+        mime = block.mime_type  # provisional for an unread URL (declared type or extension)
+        unknown_url = isinstance(block.source, URLSource) and mime == "application/octet-stream"
+        if mime != _DOCUMENT_MIME and not unknown_url:
             raise unsupported(
-                PROVIDER, block, index, position, f"it is a {file_id.provider} file id"
+                PROVIDER,
+                block,
+                index,
+                position,
+                f"Mistral reads PDF documents only, this is {mime}; upload other files and send "
+                "their Mistral file id",
             )
-        return {"type": "file", "file_id": file_id.file_id}
-    fetched_by_mistral = _url_or_inline(block, True, index, position, options)
-    mime = block.mime_type  # provisional for an unread URL (declared type or extension)
-    unknown_url = isinstance(block.source, URLSource) and mime == "application/octet-stream"
-    if mime != _DOCUMENT_MIME and not unknown_url:
-        raise unsupported(
-            PROVIDER,
-            block,
-            index,
-            position,
-            f"Mistral reads PDF documents only, this is {mime}; upload other files and send "
-            "their Mistral file id",
-        )
-    if fetched_by_mistral:
-        assert isinstance(block.source, URLSource)
-        url = block.source.url
-    else:
-        url = data_uri(block, options)
-    chunk: dict[str, Any] = {"type": "document_url", "document_url": url}
-    if block.filename and not block.for_provider(PROVIDER).get("unnamed"):
-        chunk["document_name"] = block.filename
-    return chunk
+        if fetched_by_mistral:
+            assert isinstance(block.source, URLSource)
+            url = block.source.url
+        else:
+            url = data_uri(block, self.options)
+        chunk: dict[str, Any] = {"type": "document_url", "document_url": url}
+        if block.filename and not block.for_provider(PROVIDER).get("unnamed"):
+            chunk["document_name"] = block.filename
+        return chunk
 
 
 def _tool_call_to_mistral(block: ToolCallBlock, ids: dict[str, str]) -> dict[str, Any]:

@@ -18,12 +18,10 @@ from typing import Any
 from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._fields import (
-    add_request_fields as _add,
-)
-from .._fields import (
-    decoded_settings,
+    add_model_fields,
     function_tools,
     one_tool_choice,
+    request_fields,
     rest_of,
     tools_from_functions,
     unsupported_setting,
@@ -122,20 +120,10 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         given["response_schema"] = rest.pop("format")
     elif rest.get("format") == "json":
         given["json_mode"] = rest.pop("format") == "json"
-    fields = {
-        "tools": tools,
-        "tool_choice": None,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, None, given, body.get("model")), rest
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def response_body(message: AssistantMessage) -> dict[str, Any]:

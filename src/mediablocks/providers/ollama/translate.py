@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     ContentBlock,
@@ -38,12 +40,11 @@ from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolMessage,
     Usage,
     UserMessage,
 )
+from .._chat_completions import NOTHING_SAID, ChatEncoder, chat_messages, tool_calls_of
 from .._common import (
-    add_tool_result,
     as_dict,
     base64_data,
     call_names,
@@ -51,13 +52,13 @@ from .._common import (
     is_own_thinking,
     pair_call,
     parse_args,
-    sendable,
     synthetic_call_id,
     unsupported,
     usage_count,
     use_url,
 )
 from .._options import EncodeOptions
+from .._payload import decode_payload
 
 __all__ = ["from_ollama", "to_ollama"]
 
@@ -67,7 +68,6 @@ TEXT_SEPARATOR = "\n\n"
 
 _MESSAGE_KEYS = frozenset({"role", "content", "images", "thinking", "tool_calls", "tool_name"})
 _TOOL_KEYS = _MESSAGE_KEYS | {"tool_call_id"}
-_ROLES = {"system": SystemMessage, "user": UserMessage}
 _OWN_ID = "own_id"
 """Marks (in ``provider_data["ollama"]``) a call id Ollama sent: it goes back (`sends_call_id`)."""
 
@@ -81,41 +81,57 @@ def to_ollama(messages: Sequence[Message], options: EncodeOptions | None = None)
     Images are base64 strings for both targets: the HTTP API wants base64, and the SDK passes
     base64 strings through unchanged.
     """
-    options = options or EncodeOptions()
-    names = call_names(messages)
-    sent_ids = {
-        block.id
-        for message in messages
-        for block in message.content
-        if isinstance(block, ToolCallBlock) and sends_call_id(block)
-    }
-    out: list[dict[str, Any]] = []
-    for index, message in sendable(messages):
-        if isinstance(message, ToolMessage):
-            for position, block in enumerate(message.content):
-                if not isinstance(block, ToolResultBlock):
-                    raise unsupported(
-                        PROVIDER, block, index, position, "a tool message holds tool results"
-                    )
-                out.append(_tool_result_to_ollama(block, names, sent_ids, index, position, options))
-            continue
+    encoder = _Encoder(options or EncodeOptions(), messages)
+    return {"messages": encoder.run(messages)}
+
+
+class _Encoder(ChatEncoder):
+    """One encoding pass. An Ollama message is flat, so every role is written alike; images
+    stay on the tool message that returned them (Ollama reads ``images`` on every message)."""
+
+    provider = PROVIDER
+
+    def __init__(self, options: EncodeOptions, messages: Sequence[Message]) -> None:
+        super().__init__(options)
+        self.names = call_names(messages)
+        self.sent_ids = {
+            block.id
+            for message in messages
+            for block in message.content
+            if isinstance(block, ToolCallBlock) and sends_call_id(block)
+        }
+
+    def tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
+        return _tool_result_to_ollama(
+            result, self.names, self.sent_ids, index, position, self.options
+        )
+
+    def system(self, message: SystemMessage, index: int) -> None:
+        self._flat(message, index)
+
+    def user(self, message: UserMessage, index: int) -> None:
+        self._flat(message, index)
+
+    def assistant(self, message: AssistantMessage, index: int) -> None:
+        self._flat(message, index)
+
+    def _flat(self, message: SystemMessage | UserMessage | AssistantMessage, index: int) -> None:
+        """Tool results in a user message go out first as tool messages, then the rest."""
         rest: list[tuple[int, Block]] = []
         has_results = False
         for position, block in enumerate(message.content):
             if isinstance(block, ToolResultBlock):
                 if not isinstance(message, UserMessage):
-                    raise unsupported(
-                        PROVIDER, block, index, position, "tool results belong in tool messages"
-                    )
+                    why = "tool results belong in tool messages"
+                    raise unsupported(PROVIDER, block, index, position, why)
                 has_results = True
-                out.append(_tool_result_to_ollama(block, names, sent_ids, index, position, options))
+                self.out.append(self.tool_result(block, index, position))
             else:
                 rest.append((position, block))
         if rest or not has_results:
-            encoded = _message_to_ollama(message.role, rest, index, options)
-            if encoded != {"role": "assistant", "content": ""}:  # every block dropped: not sent
-                out.append(encoded)
-    return {"messages": out}
+            encoded = _message_to_ollama(message.role, rest, index, self.options)
+            if encoded != NOTHING_SAID:  # every block dropped: not sent
+                self.out.append(encoded)
 
 
 def _message_to_ollama(
@@ -153,8 +169,10 @@ def _message_to_ollama(
                 position,
                 "Ollama takes images only (no audio, video or files)",
             )
-        else:
+        elif isinstance(block, ToolResultBlock):
             raise unsupported(PROVIDER, block, index, position)
+        else:
+            assert_never(block)
     message: dict[str, Any] = {"role": role, "content": TEXT_SEPARATOR.join(texts)}
     if thinking:
         message["thinking"] = TEXT_SEPARATOR.join(thinking)
@@ -298,7 +316,7 @@ def _tool_result_to_ollama(
             elif isinstance(block, RawBlock):
                 _check_raw(block, index, position)
                 extra.append(block)
-            else:
+            elif isinstance(block, MediaBlock):
                 raise unsupported(
                     PROVIDER,
                     block,
@@ -306,6 +324,8 @@ def _tool_result_to_ollama(
                     position,
                     "in a tool result; Ollama takes images only (no audio, video or files)",
                 )
+            else:
+                assert_never(block)
     message: dict[str, Any] = {"role": "tool", "content": TEXT_SEPARATOR.join(texts)}
     if images:
         message["images"] = images
@@ -331,21 +351,16 @@ def from_ollama(payload: Any) -> list[Message]:
     ``ollama.ChatResponse`` and ``ollama.Message`` objects are read like dicts. Image strings are
     base64 (never taken for paths).
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "message" in data and "role" not in data:
-            return [_response_from_ollama(data)]
-        if "messages" in data:
-            return _messages_from_ollama(data["messages"])
-        if "role" in data:
-            return _messages_from_ollama([data])
-        raise DecodeError(
-            "not an Ollama payload: expected a request with 'messages', a response with "
-            "'message', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_ollama(data)
-    raise DecodeError(f"not an Ollama payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an Ollama payload",
+        _messages_from_ollama,
+        ("a response with 'message'", _is_response, _response_from_ollama),
+    )
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return "message" in data and "role" not in data
 
 
 _USAGE_KEYS = (
@@ -414,34 +429,32 @@ def _created_at(value: Any) -> datetime | None:
 
 
 def _messages_from_ollama(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("Ollama 'messages' is not a list")
-    out: list[Message] = []
-    pending: list[tuple[str, str]] = []  # (id, name) of the last turn's unanswered calls
     sent_ids: set[str] = set()  # ids Ollama gave the calls so far
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"Ollama message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role == "tool":
-            result = _tool_result_from_ollama(item, where, pending, sent_ids)
-            add_tool_result(out, result, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role == "assistant":
-            assistant = _assistant_from_ollama(item, where)
-            pending = [(call.id, call.name) for call in assistant.tool_calls]
-            sent_ids.update(c.id for c in assistant.tool_calls if sends_call_id(c))
-            out.append(assistant)
-        elif role in _ROLES:
-            out.append(_ROLES[role](content=_blocks_from_ollama(item, where)))
-        else:
-            raise DecodeError(f"{where} has role {role!r}, not system, user, assistant or tool")
-    return out
+
+    def assistant(item: dict[str, Any], where: str) -> AssistantMessage:
+        reply = _assistant_from_ollama(item, where)
+        sent_ids.update(call.id for call in reply.tool_calls if sends_call_id(call))
+        return reply
+
+    def tool_result(
+        item: dict[str, Any], where: str, pending: list[tuple[str, str]]
+    ) -> ToolResultBlock:
+        return _tool_result_from_ollama(item, where, pending, sent_ids)
+
+    return chat_messages(
+        items, "Ollama", assistant=assistant, tool_result=tool_result, others=_ROLE_READERS
+    )
+
+
+def _system_from_ollama(item: dict[str, Any], where: str) -> Message:
+    return SystemMessage(content=_blocks_from_ollama(item, where))
+
+
+def _user_from_ollama(item: dict[str, Any], where: str) -> Message:
+    return UserMessage(content=_blocks_from_ollama(item, where))
+
+
+_ROLE_READERS = {"system": _system_from_ollama, "user": _user_from_ollama}
 
 
 def _assistant_from_ollama(item: dict[str, Any], where: str, **fields: Any) -> AssistantMessage:
@@ -456,11 +469,7 @@ def _blocks_from_ollama(item: dict[str, Any], where: str) -> list[Block]:
         blocks.append(ThinkingBlock(thinking=thinking, provider=PROVIDER))
     blocks.extend(_text_from_ollama(item.get("content"), where))
     blocks.extend(_images_from_ollama(item.get("images"), where))
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_ollama(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_ollama))
     extra = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS and v is not None}
     if extra:
         blocks.append(RawBlock(provider=PROVIDER, data=extra))

@@ -7,6 +7,7 @@ See ``translate`` for what maps to what; parts mediablocks does not model decode
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from ...blocks import (
@@ -28,9 +29,9 @@ from ...messages import (
     UserMessage,
 )
 from ...mime import detect_mime
-from .._chat_envelope import envelope_notes
+from .._chat_completions import IMAGE_DETAILS, chat_messages, tool_calls_of
+from .._chat_envelope import envelope_notes, response_choices
 from .._common import (
-    add_tool_result,
     as_dict,
     blocks_from_content,
     media_from_reference,
@@ -38,12 +39,12 @@ from .._common import (
     tool_result_content,
     usage_count,
 )
+from .._payload import decode_payload, wire_object
 from ._wire import (
     FILE_STORE,
     PROVIDER,
 )
 
-_IMAGE_DETAILS = ("auto", "low", "high")
 _FORMAT_MIMES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -100,10 +101,10 @@ def _image_from_openai_chat(part: dict[str, Any], where: str) -> ImageBlock:
         raise DecodeError(f"{where}: image_url part has no URL string")
     block = media_from_reference(ImageBlock, value, None, None, where)
     marks: dict[str, Any] = {}
-    if isinstance(detail, str) and detail not in _IMAGE_DETAILS:
+    if isinstance(detail, str) and detail not in IMAGE_DETAILS:
         marks["detail"] = detail  # a level newer than ImageBlock.detail knows ("original"...)
     update: dict[str, Any] = {"provider_data": _stored(part, "image_url", **marks)}
-    if detail in _IMAGE_DETAILS:
+    if detail in IMAGE_DETAILS:
         update["detail"] = detail
     return block.model_copy(update=update)
 
@@ -177,9 +178,7 @@ def _raw(data: Any, slot: str | None = None) -> RawBlock:
 
 
 def _tool_call_from_openai_chat(raw: Any, where: str) -> Block:
-    call = as_dict(raw)
-    if not isinstance(call, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a tool call object")
+    call = wire_object(raw, where, "a tool call object")
     kind = call.get("type", "function")
     if kind != "function":
         return _raw(call, "tool_calls")  # custom tool calls and newer kinds
@@ -228,39 +227,21 @@ def from_openai_chat(payload: Any) -> list[Message]:
     The SDK's objects (``ChatCompletion``, ``ChatCompletionMessage``) are read like dicts. A
     response gives one `AssistantMessage` per choice (usually one), the usage on the first.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if "choices" in data:
-            return _response_from_openai_chat(data)
-        if "messages" in data:
-            return _messages_from_openai_chat(data["messages"])
-        if "role" in data:
-            return _messages_from_openai_chat([data])
-        raise DecodeError(
-            "not an OpenAI Chat payload: expected a request with 'messages', a response with "
-            "'choices', or a message with 'role'"
-        )
-    if isinstance(data, list):
-        return _messages_from_openai_chat(data)
-    raise DecodeError(f"not an OpenAI Chat payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an OpenAI Chat payload",
+        _messages_from_openai_chat,
+        ("a response with 'choices'", lambda data: "choices" in data, _response_from_openai_chat),
+    )
 
 
 def _response_from_openai_chat(data: dict[str, Any]) -> list[Message]:
-    choices = data.get("choices")
-    if not isinstance(choices, list):
-        raise DecodeError("OpenAI Chat response: 'choices' is not a list")
+    choices = response_choices(data, "OpenAI Chat", empty_is_absent=True)
     usage = _usage_from_openai_chat(data.get("usage"))
     model = data.get("model") if isinstance(data.get("model"), str) else None
     response_id = data.get("id") if isinstance(data.get("id"), str) else None
     out: list[Message] = []
-    for number, raw in enumerate(choices):
-        choice = as_dict(raw)
-        where = f"OpenAI Chat response choice {number}"
-        if not isinstance(choice, dict):
-            raise DecodeError(f"{where} is not an object")
-        message = as_dict(choice.get("message")) or {"role": "assistant"}
-        if not isinstance(message, dict):
-            raise DecodeError(f"{where}: message is not an object")
+    for number, choice, message, where in choices:
         reason = choice.get("finish_reason")
         reason = reason if isinstance(reason, str) else None
         refusal = message.get("refusal")
@@ -306,49 +287,52 @@ def _usage_from_openai_chat(value: Any) -> Usage | None:
 
 
 def _messages_from_openai_chat(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise DecodeError("OpenAI Chat 'messages' is not a list")
-    out: list[Message] = []
     names: dict[str, str] = {}  # tool name by call id, for the results' ``name``
-    previous_was_tool = False
-    for position, raw in enumerate(items):
-        item = as_dict(raw)
-        where = f"OpenAI Chat message {position}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not a message object")
-        role = item.get("role")
-        if role in ("tool", "function"):
-            block: Block = (
-                _tool_result_from_openai_chat(item, where, names)
-                if role == "tool"
-                else _raw(item, "message")  # a legacy function result, kept verbatim
-            )
-            add_tool_result(out, block, join=previous_was_tool)
-            previous_was_tool = True
-            continue
-        previous_was_tool = False
-        if role in ("system", "developer"):
-            content = _content_from_openai_chat(item.get("content"), where)
-            notes: dict[str, Any] = {"role": "developer"} if role == "developer" else {}
-            kept = message_fields(item, frozenset({"role", "content"}))
-            if kept:
-                notes["message_fields"] = kept  # a system message's name...
-            out.append(SystemMessage(content=content, metadata={PROVIDER: notes} if notes else {}))
-        elif role == "user":
-            name = item.get("name") if isinstance(item.get("name"), str) else None
-            content = _content_from_openai_chat(item.get("content"), where)
-            kept = message_fields(item, frozenset({"role", "content", "name"}))
-            metadata = {PROVIDER: {"message_fields": kept}} if kept else {}
-            out.append(UserMessage(content=content, name=name, metadata=metadata))
-        elif role == "assistant":
-            assistant = _assistant_from_openai_chat(item, where)
-            names.update({call.id: call.name for call in assistant.tool_calls})
-            out.append(assistant)
-        else:
-            raise DecodeError(
-                f"{where} has role {role!r}, not system, developer, user, assistant or tool"
-            )
-    return out
+
+    def assistant(item: dict[str, Any], where: str) -> AssistantMessage:
+        reply = _assistant_from_openai_chat(item, where)
+        names.update({call.id: call.name for call in reply.tool_calls})
+        return reply
+
+    def tool_result(item: dict[str, Any], where: str, pending: list[tuple[str, str]]) -> Block:
+        if item.get("role") == "function":
+            return _raw(item, "message")  # a legacy function result, kept verbatim
+        return _tool_result_from_openai_chat(item, where, names)
+
+    return chat_messages(
+        items,
+        "OpenAI Chat",
+        assistant=assistant,
+        tool_result=tool_result,
+        others=_ROLES,
+        tool_roles=("tool", "function"),
+        roles="system, developer, user, assistant or tool",
+    )
+
+
+def _system_from_openai_chat(item: dict[str, Any], where: str) -> SystemMessage:
+    """A ``system`` or ``developer`` message (the role noted, to go back as it came)."""
+    content = _content_from_openai_chat(item.get("content"), where)
+    notes: dict[str, Any] = {"role": "developer"} if item.get("role") == "developer" else {}
+    kept = message_fields(item, frozenset({"role", "content"}))
+    if kept:
+        notes["message_fields"] = kept  # a system message's name...
+    return SystemMessage(content=content, metadata={PROVIDER: notes} if notes else {})
+
+
+def _user_from_openai_chat(item: dict[str, Any], where: str) -> UserMessage:
+    name = item.get("name") if isinstance(item.get("name"), str) else None
+    content = _content_from_openai_chat(item.get("content"), where)
+    kept = message_fields(item, frozenset({"role", "content", "name"}))
+    metadata = {PROVIDER: {"message_fields": kept}} if kept else {}
+    return UserMessage(content=content, name=name, metadata=metadata)
+
+
+_ROLES: dict[str, Callable[[dict[str, Any], str], Message]] = {
+    "system": _system_from_openai_chat,
+    "developer": _system_from_openai_chat,
+    "user": _user_from_openai_chat,
+}
 
 
 _ASSISTANT_KEYS = frozenset({"role", "content", "tool_calls", "refusal", "audio", "function_call"})
@@ -392,11 +376,7 @@ def _assistant_from_openai_chat(
     audio = as_dict(item.get("audio"))
     if isinstance(audio, dict):
         blocks.append(_assistant_audio_from_openai_chat(audio, f"{where}, audio"))
-    calls = item.get("tool_calls") or []
-    if not isinstance(calls, list):
-        raise DecodeError(f"{where}: tool_calls is not a list")
-    for number, call in enumerate(calls):
-        blocks.append(_tool_call_from_openai_chat(call, f"{where}, tool call {number}"))
+    blocks.extend(tool_calls_of(item, where, _tool_call_from_openai_chat))
     function_call = item.get("function_call")
     if function_call:  # the deprecated single call, kept verbatim
         blocks.append(_raw(function_call, "function_call"))
@@ -408,14 +388,8 @@ def _assistant_from_openai_chat(
     return AssistantMessage(content=blocks, provider=PROVIDER, metadata=notes, **fields)
 
 
-def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
-    return blocks_from_content(content, where, _part_from_openai_chat, "part")
-
-
 def _part_from_openai_chat(raw: Any, where: str) -> Block:
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content part object")
+    part = wire_object(raw, where, "a content part object")
     kind = part.get("type")
     if kind == "text":
         return _text_from_openai_chat(part, where)
@@ -430,6 +404,10 @@ def _part_from_openai_chat(raw: Any, where: str) -> Block:
     if kind == "refusal":
         return _refusal_from_openai_chat(part, where)
     return _raw(part)
+
+
+def _content_from_openai_chat(content: Any, where: str) -> list[Block]:
+    return blocks_from_content(content, where, _part_from_openai_chat, "part")
 
 
 def _tool_result_from_openai_chat(

@@ -19,9 +19,7 @@ from ...messages import AssistantMessage
 from ...stop_reasons import provider_stop_reason_for
 from .._chat_envelope import write_envelope
 from .._fields import (
-    add_request_fields as _add,
-)
-from .._fields import (
+    add_model_fields,
     chat_settings_fields,
     chat_settings_from,
     usage_numbers,
@@ -55,11 +53,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     )
 
 
-def add_request_fields(
-    out: dict[str, Any], model: str | None, extra: dict[str, Any], target: str
-) -> dict[str, Any]:
-    """The encoded fields plus the model and the unmodelled fields."""
-    return _add(out, "model", model, extra)
+add_request_fields = add_model_fields
 
 
 def _reply_notes(message: AssistantMessage) -> dict[str, Any]:

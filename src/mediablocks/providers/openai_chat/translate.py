@@ -24,7 +24,8 @@ What maps to what (details and examples in ``docs/providers/openai-chat.md``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar, Union
+from functools import partial
+from typing import Any
 
 from ...blocks import (
     Block,
@@ -32,26 +33,23 @@ from ...blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    ToolResultBlock,
 )
-from ...media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from ...media import AudioBlock, FileBlock, ImageBlock, VideoBlock
 from ...messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolMessage,
     UserMessage,
 )
-from ...sources import URLSource
+from .._args import dump_args
+from .._chat_completions import NOTHING_SAID, ChatEncoder, Reply
 from .._chat_envelope import ABSENT
 from .._common import (
     base64_data,
     data_uri,
     default_filename,
-    dump_args,
     file_id_of,
     inline_mime,
-    sendable,
     unsupported,
     use_url,
 )
@@ -68,14 +66,9 @@ from .decode import from_openai_chat
 __all__ = ["FILE_STORE", "PROVIDER", "from_openai_chat", "to_openai_chat"]
 
 
-_NOTHING_SAID = {"role": "assistant", "content": ""}
-"""An assistant message left with nothing to send: not sent, as for every provider."""
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
 _PDF = "application/pdf"
-
-_Media = Union[ImageBlock, AudioBlock, VideoBlock, FileBlock]
-_M = TypeVar("_M", bound=MediaBlock)
 
 
 def to_openai_chat(
@@ -91,217 +84,174 @@ def to_openai_chat(
     return {"messages": encoder.run(messages)}
 
 
-class _Encoder:
+class _Encoder(ChatEncoder):
     """One encoding pass: the messages so far and media moved out of tool results."""
 
+    provider = PROVIDER
+    system_only = "OpenAI system messages take text only"
+    tool_media_refusal = "OpenAI tool messages carry text only (media in a tool result)"
+    media_refusal = "OpenAI Chat Completions takes no video; send frames as images"
+    foreign_raw = "it holds {provider} content verbatim"
+    place_url_errors = False
+
     def __init__(self, options: EncodeOptions, *, video_url: bool = False) -> None:
-        self.options = options
+        super().__init__(options)
         self.video_url = video_url
-        self.out: list[dict[str, Any]] = []
-        self.moved: list[dict[str, Any]] = []
-        """Parts for the user message that follows a run of tool messages."""
         self.own = False
         """Whether the assistant message being encoded came from the endpoint encoded for:
         its reasoning field and its tool calls' own fields go back to it only."""
+        self.refusals: list[str] = []
 
-    def run(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        for index, message in sendable(messages):
-            if isinstance(message, ToolMessage):
-                for position, block in enumerate(message.content):
-                    if not isinstance(block, ToolResultBlock):
-                        self._tool_message_extra(block, index, position)
-                        continue
-                    self.out.append(self._tool_result(block, index, position))
-            elif isinstance(message, UserMessage):
-                self._user(message, index)
-            elif isinstance(message, SystemMessage):
-                self._flush_moved()
-                system = self._system(message.content, index)
-                if _is_developer(message):
-                    system["role"] = "developer"
-                self.out.append(with_message_fields(system, message))
-            elif isinstance(message, AssistantMessage):
-                self._flush_moved()
-                self.own = message.provider == (self.options.endpoint or PROVIDER)
-                reply = self._assistant(message.content, index)
-                if reply != _NOTHING_SAID:  # every block dropped (say, foreign thinking)
-                    self.out.append(with_message_fields(reply, message) if self.own else reply)
-        self._flush_moved()
-        return self.out
-
-    def _flush_moved(self) -> None:
-        if self.moved:
-            self.out.append({"role": "user", "content": self.moved})
-            self.moved = []
-
-    def _tool_message_extra(self, block: Block, index: int, position: int) -> None:
+    def tool_message_extra(self, block: Block, index: int, position: int) -> None:
         """A verbatim OpenAI message kept in a tool message (a legacy ``function`` message)."""
         if isinstance(block, RawBlock) and block.provider == PROVIDER and _slot(block) == "message":
             self.out.append(dict(block.data))
             return
-        raise unsupported(PROVIDER, block, index, position, "a tool message holds tool results")
+        super().tool_message_extra(block, index, position)
 
     # -- roles ------------------------------------------------------------------------------
 
-    def _system(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        for position, block in enumerate(blocks):
-            if isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-            else:
-                raise unsupported(
-                    PROVIDER, block, index, position, "OpenAI system messages take text only"
-                )
-        return {"role": "system", "content": _content_value(parts)}
+    def system(self, message: SystemMessage, index: int) -> None:
+        system = {
+            "role": "system",
+            "content": self.content_value(self.system_parts(message.content, index)),
+        }
+        if _is_developer(message):
+            system["role"] = "developer"
+        self.out.append(with_message_fields(system, message))
 
-    def _user(self, message: UserMessage, index: int) -> None:
+    def user(self, message: UserMessage, index: int) -> None:
         """Tool results in a user message go out first as tool messages, then the rest."""
-        parts: list[dict[str, Any]] = []
-        has_results = False
-        for position, block in enumerate(message.content):
-            if isinstance(block, ToolResultBlock):
-                has_results = True
-                self.out.append(self._tool_result(block, index, position))
-            elif isinstance(block, ToolCallBlock):
-                raise unsupported(
-                    PROVIDER, block, index, position, "tool calls belong in assistant messages"
-                )
-            else:
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-        self._flush_moved()
+        parts, has_results = self.user_parts(message.content, index)
+        self.flush_moved()
         if parts or not has_results:
-            out: dict[str, Any] = {"role": "user", "content": _content_value(parts)}
+            out: dict[str, Any] = {"role": "user", "content": self.content_value(parts)}
             if message.name:
                 out["name"] = message.name
             self.out.append(with_message_fields(out, message))
 
-    def _assistant(self, blocks: Sequence[Block], index: int) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        refusals: list[str] = []
-        calls: list[dict[str, Any]] = []
-        message: dict[str, Any] = {"role": "assistant"}
-        for position, block in enumerate(blocks):
-            if isinstance(block, ToolCallBlock):
-                calls.append(_tool_call_to_openai_chat(block, own=self.own))
-            elif (
-                isinstance(block, ThinkingBlock) and self.own and (field := _reasoning_field(block))
-            ):
-                # reasoning an OpenAI-compatible server returned goes back to it in its field
-                # (DeepSeek and Z.ai require it after tool calls in thinking mode)
-                before = message.get(field)
-                message[field] = f"{before}{block.thinking}" if before else block.thinking
-            elif isinstance(block, TextBlock) and _refusal_form(block) == "field":
-                refusals.append(block.text)
-            elif isinstance(block, AudioBlock):
-                if "audio" in message:
-                    raise unsupported(
-                        PROVIDER, block, index, position, "an assistant message has one audio"
-                    )
-                message["audio"] = _assistant_audio_to_openai_chat(block, index, position)
-            elif isinstance(block, RawBlock) and block.provider == PROVIDER:
-                slot = _slot(block)
-                if slot == "tool_calls":
-                    calls.append(dict(block.data))
-                elif slot == "function_call":
-                    message["function_call"] = dict(block.data)
-                elif slot == "part":
-                    parts.append(dict(block.data))
-                else:
-                    raise unsupported(
-                        PROVIDER, block, index, position, "a whole message inside a message"
-                    )
-            elif isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
-                part = self._part(block, index, position)
-                if part is not None:
-                    parts.append(part)
-            else:
-                raise unsupported(
-                    PROVIDER,
-                    block,
-                    index,
-                    position,
-                    "OpenAI assistant messages carry text, refusals, tool calls and earlier "
-                    "audio replies by id",
-                )
-        if parts:
-            message["content"] = _content_value(parts)
-        elif calls or "audio" in message or "function_call" in message or refusals:
-            message["content"] = None
+    def assistant(self, message: AssistantMessage, index: int) -> None:
+        self.own = message.provider == (self.options.endpoint or PROVIDER)
+        reply = self.reply(message, index)
+        if reply != NOTHING_SAID:  # every block dropped (say, foreign thinking)
+            self.out.append(with_message_fields(reply, message) if self.own else reply)
+
+    def reply(self, message: AssistantMessage, index: int) -> dict[str, Any]:
+        self.refusals = []
+        reply = self.gather_reply(message.content, index)
+        out, refusals = reply.fields, self.refusals
+        if reply.parts:
+            out["content"] = self.content_value(reply.parts)
+        elif reply.calls or "audio" in out or "function_call" in out or refusals:
+            out["content"] = None
         else:
-            message["content"] = ""
+            out["content"] = ""
         if refusals:
-            message["refusal"] = "\n".join(refusals)
-        if calls:
-            message["tool_calls"] = calls
-        return message
+            out["refusal"] = "\n".join(refusals)
+        if reply.calls:
+            out["tool_calls"] = reply.calls
+        return out
 
-    # -- parts ------------------------------------------------------------------------------
-
-    def _part(self, block: Block, index: int, position: int) -> dict[str, Any] | None:
-        """One content part (None when the block is dropped by a documented option)."""
-        if isinstance(block, TextBlock):
-            return _text_to_openai_chat(block)
-        if isinstance(block, ThinkingBlock):
-            return _thinking_to_openai_chat(block, self.options)
-        if isinstance(block, RawBlock):
-            return _raw_to_openai_chat(block, index, position)
-        if isinstance(block, ImageBlock):
-            return _image_to_openai_chat(block, index, position, self.options)
-        if isinstance(block, AudioBlock):
-            return _audio_to_openai_chat(block, index, position, self.options)
-        if isinstance(block, FileBlock):
-            return _file_to_openai_chat(block, index, position, self.options)
-        if isinstance(block, VideoBlock) and self.video_url:
-            return _video_to_openai_chat(block, index, position, self.options)
-        if isinstance(block, VideoBlock):
+    def reply_block(self, block: Block, index: int, position: int, reply: Reply) -> bool:
+        """Reasoning back in its field, refusals, an earlier audio reply, verbatim calls."""
+        out = reply.fields
+        if isinstance(block, ThinkingBlock) and self.own and (field := _reasoning_field(block)):
+            # reasoning an OpenAI-compatible server returned goes back to it in its field
+            # (DeepSeek and Z.ai require it after tool calls in thinking mode)
+            before = out.get(field)
+            out[field] = f"{before}{block.thinking}" if before else block.thinking
+        elif isinstance(block, TextBlock) and _refusal_form(block) == "field":
+            self.refusals.append(block.text)
+        elif isinstance(block, AudioBlock):
+            if "audio" in out:
+                why = "an assistant message has one audio"
+                raise unsupported(PROVIDER, block, index, position, why)
+            out["audio"] = _assistant_audio_to_openai_chat(block, index, position)
+        elif isinstance(block, RawBlock) and block.provider == PROVIDER:
+            slot = _slot(block)
+            if slot == "tool_calls":
+                reply.calls.append(dict(block.data))
+            elif slot == "function_call":
+                out["function_call"] = dict(block.data)
+            elif slot == "part":
+                reply.parts.append(dict(block.data))
+            else:
+                why = "a whole message inside a message"
+                raise unsupported(PROVIDER, block, index, position, why)
+        elif not isinstance(block, (TextBlock, ThinkingBlock, RawBlock)):
             raise unsupported(
                 PROVIDER,
                 block,
                 index,
                 position,
-                "OpenAI Chat Completions takes no video; send frames as images",
+                "OpenAI assistant messages carry text, refusals, tool calls and earlier "
+                "audio replies by id",
             )
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
-
-    def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
-        """A ``tool`` message: text parts only; media move out per ``tool_result_media``."""
-        content: str | list[dict[str, Any]]
-        if isinstance(result.content, str):
-            content = result.content
         else:
-            parts: list[dict[str, Any]] = []
-            media: list[_Media] = []
-            for block in result.content:
-                if isinstance(block, (ImageBlock, AudioBlock, VideoBlock, FileBlock)):
-                    media.append(block)
-                elif isinstance(block, TextBlock):
-                    parts.append(_text_to_openai_chat(block))
-                else:
-                    parts.append(_raw_to_openai_chat(block, index, position))
-            if media:
-                self._move_media(media, result.tool_call_id, index, position)
-            content = _content_value(parts)
-        return {"role": "tool", "tool_call_id": result.tool_call_id, "content": content}
+            return False
+        return True
 
-    def _move_media(self, media: list[_Media], call_id: str, index: int, position: int) -> None:
-        if self.options.tool_result_media == "error":
+    def tool_call(self, block: ToolCallBlock) -> dict[str, Any]:
+        return _tool_call_to_openai_chat(block, own=self.own)
+
+    def result_value(self, parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        return self.content_value(parts)
+
+    # -- parts ------------------------------------------------------------------------------
+
+    def text_part(self, block: TextBlock) -> dict[str, Any]:
+        if _refusal_form(block) == "part":
+            return {**_extra(block), "type": "refusal", "refusal": block.text}
+        return {**_extra(block), "type": "text", "text": block.text}
+
+    def raw_part(self, block: RawBlock, index: int, position: int) -> dict[str, Any]:
+        part = super().raw_part(block, index, position)
+        if _slot(block) != "part":
+            raise unsupported(
+                PROVIDER, block, index, position, f"a verbatim {_slot(block)} is not a content part"
+            )
+        return part
+
+    def image_part(self, block: ImageBlock, index: int, position: int) -> dict[str, Any]:
+        if file_id_of(block) is not None:
             raise unsupported(
                 PROVIDER,
-                media[0],
+                block,
                 index,
                 position,
-                "OpenAI tool messages carry text only (media in a tool result); "
-                "tool_result_media='user_message' moves the media into a user message",
+                "Chat Completions takes images by URL or inline, not by file id "
+                "(the Responses API takes file ids)",
             )
-        self.moved.append({"type": "text", "text": f"Media returned by tool call {call_id}:"})
-        for block in media:
-            part = self._part(block, index, position)
-            if part is not None:
-                self.moved.append(part)
+        check = partial(check_inline_image, PROVIDER, block, index, position, self.options)
+        image_url: dict[str, Any] = {"url": self.url_or_data_uri(block, index, position, check)}
+        detail = block.detail or block.for_provider(PROVIDER).get("detail")
+        if detail:
+            image_url["detail"] = detail
+        return {**_extra(block), "type": "image_url", "image_url": image_url}
+
+    def audio_part(self, block: AudioBlock, index: int, position: int) -> dict[str, Any]:
+        return _audio_to_openai_chat(block, index, position, self.options)
+
+    def file_part(self, block: FileBlock, index: int, position: int) -> dict[str, Any]:
+        return _file_to_openai_chat(block, index, position, self.options)
+
+    def video_part(self, block: VideoBlock, index: int, position: int) -> dict[str, Any] | None:
+        """A ``video_url`` part (vLLM, OpenRouter): the URL where the server fetches it, else a
+        ``data:video/...;base64`` URI."""
+        if not self.video_url:
+            return super().video_part(block, index, position)
+        if file_id_of(block) is not None:
+            raise unsupported(
+                PROVIDER,
+                block,
+                index,
+                position,
+                "video_url parts take a URL or data, not a file id",
+            )
+        url = self.url_or_data_uri(
+            block, index, position, partial(inline_mime, block, self.options)
+        )
+        return {**_extra(block), "type": "video_url", "video_url": {"url": url}}
 
 
 def with_message_fields(
@@ -324,16 +274,6 @@ def with_message_fields(
     return out
 
 
-def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """A lone plain text part goes out as a string (the form every OpenAI-compatible API takes)."""
-    if not parts:
-        return ""
-    if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
-        text: str = parts[0]["text"]
-        return text
-    return parts
-
-
 def _extra(block: Block) -> dict[str, Any]:
     """The part's unmodelled OpenAI keys, as decoded (``prompt_cache_breakpoint``...)."""
     extra = block.for_provider(PROVIDER).get("extra")
@@ -347,31 +287,6 @@ def _refusal_form(block: TextBlock) -> str | None:
     """``"field"`` or ``"part"`` for a decoded refusal, None for ordinary text."""
     form = block.for_provider(PROVIDER).get("refusal")
     return form if form in ("field", "part") else None
-
-
-def _text_to_openai_chat(block: TextBlock) -> dict[str, Any]:
-    if _refusal_form(block) == "part":
-        return {**_extra(block), "type": "refusal", "refusal": block.text}
-    return {**_extra(block), "type": "text", "text": block.text}
-
-
-def _thinking_to_openai_chat(block: ThinkingBlock, options: EncodeOptions) -> dict[str, Any] | None:
-    """Chat Completions cannot replay reasoning (not even its own): drop it, or send it as text."""
-    if options.thinking == "text" and block.thinking:
-        return {"type": "text", "text": block.thinking}
-    return None
-
-
-def _raw_to_openai_chat(block: RawBlock, index: int, position: int) -> dict[str, Any]:
-    if block.provider != PROVIDER:
-        raise unsupported(
-            PROVIDER, block, index, position, f"it holds {block.provider} content verbatim"
-        )
-    if _slot(block) != "part":
-        raise unsupported(
-            PROVIDER, block, index, position, f"a verbatim {_slot(block)} is not a content part"
-        )
-    return dict(block.data)
 
 
 # -- media ----------------------------------------------------------------------------------
@@ -391,31 +306,6 @@ def check_inline_image(
             f"OpenAI takes PNG, JPEG, WebP and GIF images, this is {mime}; prepare() can "
             "convert it",
         )
-
-
-def _image_to_openai_chat(
-    block: ImageBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    if file_id_of(block) is not None:
-        raise unsupported(
-            PROVIDER,
-            block,
-            index,
-            position,
-            "Chat Completions takes images by URL or inline, not by file id "
-            "(the Responses API takes file ids)",
-        )
-    if use_url(block, True, options):
-        assert isinstance(block.source, URLSource)
-        url = block.source.url
-    else:
-        check_inline_image(PROVIDER, block, index, position, options)
-        url = data_uri(block, options)
-    image_url: dict[str, Any] = {"url": url}
-    detail = block.detail or block.for_provider(PROVIDER).get("detail")
-    if detail:
-        image_url["detail"] = detail
-    return {**_extra(block), "type": "image_url", "image_url": image_url}
 
 
 def _audio_to_openai_chat(
@@ -441,24 +331,6 @@ def _audio_to_openai_chat(
         "type": "input_audio",
         "input_audio": {"data": base64_data(block, options), "format": audio_format},
     }
-
-
-def _video_to_openai_chat(
-    block: VideoBlock, index: int, position: int, options: EncodeOptions
-) -> dict[str, Any]:
-    """A ``video_url`` part (vLLM, OpenRouter): the URL where the server fetches it, else a
-    ``data:video/...;base64`` URI."""
-    if file_id_of(block) is not None:
-        raise unsupported(
-            PROVIDER, block, index, position, "video_url parts take a URL or data, not a file id"
-        )
-    if use_url(block, True, options):
-        assert isinstance(block.source, URLSource)
-        url = block.source.url
-    else:
-        inline_mime(block, options)
-        url = data_uri(block, options)
-    return {**_extra(block), "type": "video_url", "video_url": {"url": url}}
 
 
 def _assistant_audio_to_openai_chat(block: AudioBlock, index: int, position: int) -> dict[str, Any]:

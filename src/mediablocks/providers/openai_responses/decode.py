@@ -34,6 +34,7 @@ from .._common import (
     tool_result_content,
     usage_count,
 )
+from .._payload import decode_payload, wire_object
 from ..openai_chat.translate import FILE_STORE
 from ._wire import (
     PROVIDER,
@@ -233,9 +234,7 @@ def _text_of(part: dict[str, Any], key: str, where: str) -> str:
 
 def _input_part(raw: Any, where: str) -> Block:
     """A user, system or tool-output content part."""
-    part = as_dict(raw)
-    if not isinstance(part, dict):
-        raise DecodeError(f"{where} is a {type(raw).__name__}, not a content part object")
+    part = wire_object(raw, where, "a content part object")
     kind = part.get("type")
     if kind in ("input_text", "output_text", "text"):
         return TextBlock(
@@ -259,10 +258,8 @@ def _output_content(content: Any, item: dict[str, Any], where: str) -> list[Bloc
         return [_raw(item)]
     blocks: list[Block] = []
     for number, raw in enumerate(content):
-        part = as_dict(raw)
         place = f"{where}, part {number}"
-        if not isinstance(part, dict):
-            raise DecodeError(f"{place} is a {type(raw).__name__}, not a content part object")
+        part = wire_object(raw, place, "a content part object")
         kind = part.get("type")
         marks: dict[str, Any] = {"item": notes} if notes else {}
         if kind in ("output_text", "input_text", "text"):
@@ -292,23 +289,24 @@ def from_openai_responses(payload: Any) -> list[Message]:
     string. A response (a dict or the SDK's ``Response``) gives one `AssistantMessage` holding
     every output item, with usage, stop reason, model and response id.
     """
-    data = as_dict(payload)
-    if isinstance(data, dict):
-        if data.get("object") == "response" or (
-            isinstance(data.get("output"), list) and "type" not in data
-        ):
-            return [_response_from_openai_responses(data)]
-        if "input" in data or "instructions" in data:
-            return _request_from_openai_responses(data)
-        if "type" in data or "role" in data:
-            return _items_from_openai_responses([data])
-        raise DecodeError(
-            "not an OpenAI Responses payload: expected a request with 'input', a response with "
-            "'output', or an input item"
-        )
-    if isinstance(data, list):
-        return _items_from_openai_responses(data)
-    raise DecodeError(f"not an OpenAI Responses payload: a {type(payload).__name__}")
+    return decode_payload(
+        payload,
+        "an OpenAI Responses payload",
+        _items_from_openai_responses,
+        ("a response with 'output'", _is_response, _response_from_openai_responses),
+        request=("a request with 'input'", _is_request, _request_from_openai_responses),
+        item=("an input item", lambda data: "type" in data or "role" in data),
+    )
+
+
+def _is_request(data: dict[str, Any]) -> bool:
+    return "input" in data or "instructions" in data
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return data.get("object") == "response" or (
+        isinstance(data.get("output"), list) and "type" not in data
+    )
 
 
 def _request_from_openai_responses(data: dict[str, Any]) -> list[Message]:
@@ -339,10 +337,8 @@ def _response_from_openai_responses(data: dict[str, Any]) -> AssistantMessage:
         raise DecodeError("OpenAI Responses response: 'output' is not a list")
     blocks: list[Block] = []
     for number, raw in enumerate(output):
-        item = as_dict(raw)
         where = f"OpenAI Responses output item {number}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not an item object")
+        item = wire_object(raw, where, "an item object")
         blocks.extend(_assistant_item(item, where))
     status = data.get("status") if isinstance(data.get("status"), str) else None
     details = as_dict(data.get("incomplete_details"))
@@ -452,10 +448,8 @@ def _items_from_openai_responses(items: Any) -> list[Message]:
     names: dict[str, str] = {}  # tool name by call id, for the results' ``name``
     previous = ""  # the side of the item before, to group runs of items into one message
     for number, raw in enumerate(items):
-        item = as_dict(raw)
         where = f"OpenAI Responses input item {number}"
-        if not isinstance(item, dict):
-            raise DecodeError(f"{where} is a {type(raw).__name__}, not an item object")
+        item = wire_object(raw, where, "an item object")
         side = _side(item)
         last = out[-1] if out else None
         if side == "assistant":

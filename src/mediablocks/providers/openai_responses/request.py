@@ -23,6 +23,7 @@ from .._fields import (
 from .._fields import (
     decoded_settings,
     own_fields,
+    request_fields,
     rest_of,
     strict_schema,
     tool_choice_name,
@@ -175,13 +176,7 @@ def decode_fields(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
             rest["text"] = remaining
         else:
             del rest["text"]
-    fields = {
-        "tools": tools,
-        "tool_choice": tool_choice,
-        "settings": decoded_settings(**given),
-        "model": body.get("model"),
-    }
-    return fields, rest
+    return request_fields(tools, tool_choice, given, body.get("model")), rest
 
 
 def _allowed_tools(value: Any) -> list[str] | None:

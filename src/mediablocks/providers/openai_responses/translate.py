@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
+from typing_extensions import assert_never
+
 from ...blocks import (
     Block,
     RawBlock,
@@ -49,10 +51,10 @@ from ...messages import (
     UserMessage,
 )
 from ...sources import URLSource
+from .._args import dump_args
 from .._common import (
     data_uri,
     default_filename,
-    dump_args,
     file_id_of,
     inline_mime,
     sendable,
@@ -111,6 +113,8 @@ class _Encoder:
                 self._assistant(message.content, index)
             elif isinstance(message, ToolMessage):
                 self._tool(message.content, index)
+            else:
+                assert_never(message)
         return self.items
 
     # -- roles ------------------------------------------------------------------------------
@@ -125,10 +129,12 @@ class _Encoder:
                 part = self._part(block, index, position)
                 if part is not None:
                     parts.append(part)
-            else:
+            elif isinstance(block, (ToolCallBlock, ToolResultBlock, RawBlock, MediaBlock)):
                 raise unsupported(
                     PROVIDER, block, index, position, "OpenAI system messages take text only"
                 )
+            else:
+                assert_never(block)
         if notes.get("instructions") is True:
             if any(part.get("type") != "input_text" for part in parts):
                 raise UnsupportedBlockError(
@@ -194,7 +200,7 @@ class _Encoder:
                     PROVIDER, block, index, position, "a verbatim part outside its message item"
                 )
             self.items.append(_raw_item(block, index, position))
-        else:
+        elif isinstance(block, (ToolResultBlock, MediaBlock)):
             raise unsupported(
                 PROVIDER,
                 block,
@@ -203,6 +209,8 @@ class _Encoder:
                 "OpenAI assistant items carry text, reasoning and tool calls; media go in "
                 "user messages or tool results",
             )
+        else:
+            assert_never(block)
 
     def _thinking_item(self, block: ThinkingBlock) -> None:
         """Own reasoning (with its item id) is replayed verbatim; other thinking per option."""
@@ -218,10 +226,12 @@ class _Encoder:
                 self.items.append(self._tool_result(block, index, position))
             elif isinstance(block, RawBlock) and not _is_part(block):
                 self.items.append(_raw_item(block, index, position))
-            else:
+            elif isinstance(block, (TextBlock, ThinkingBlock, ToolCallBlock, RawBlock, MediaBlock)):
                 raise unsupported(
                     PROVIDER, block, index, position, "a tool message holds tool results"
                 )
+            else:
+                assert_never(block)
 
     # -- parts ------------------------------------------------------------------------------
 
@@ -256,7 +266,9 @@ class _Encoder:
                 position,
                 "the Responses API takes no video; send frames as images",
             )
-        raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        if isinstance(block, (ToolCallBlock, ToolResultBlock)):
+            raise unsupported(PROVIDER, block, index, position, "not allowed here")
+        assert_never(block)
 
     def _tool_result(self, result: ToolResultBlock, index: int, position: int) -> dict[str, Any]:
         """A ``function_call_output``: the text, or a list of text, image and file parts."""
