@@ -325,6 +325,7 @@ def _encode_in_budget(
     provider: str,
     options: EncodeOptions,
     written: dict[int, tuple[ToolCallBlock, str]] | None,
+    with_fields: bool = True,
 ) -> dict[str, Any]:
     target = _target(provider)
     checked = written is not None
@@ -344,10 +345,20 @@ def _encode_in_budget(
         listed = _ready(listed, target, options, written, checked)
         with args_written(written):
             encoded = target.encoder(listed, options)
+    if not with_fields:
+        return encoded
     if options.tools or options.tool_choice is not None or options.settings is not None:
         fields = request_part(target.entry).encode_fields(options)
         encoded = merge_fields(encoded, fields, target.name)
     return encoded
+
+
+def encode_messages_only(
+    messages: MessagesLike, provider: str, options: EncodeOptions
+) -> dict[str, Any]:
+    """The fields `encode` writes from the messages alone (no tools, tool choice or settings),
+    through the same checks and rules: what a batch line holds before its own fields join."""
+    return _encode_in_budget(messages, provider, options, None, with_fields=False)
 
 
 def _ready(

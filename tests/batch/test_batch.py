@@ -497,3 +497,23 @@ def test_the_sdk_type_check_refuses_unknown_nested_keys() -> None:
     message["params"]["messages"][0]["name"] = "x"
     with pytest.raises(AssertionError, match=r"messages\[0\]: \w*MessageParam has no key"):
         check_typed_dict(Request, message)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-chat", "openai-responses", "bedrock"])
+def test_a_line_holds_only_what_encode_would_send(provider: str, tmp_path: Path) -> None:
+    """A batch line goes through encode's checks: a history encode refuses is refused here too,
+    naming the request; one it takes gives the same messages."""
+    refused = [
+        mb.UserMessage.text("hi"),
+        mb.AssistantMessage(content=[mb.ToolCallBlock(id="", name="f", args={})]),
+        mb.ToolMessage(
+            content=[mb.ToolResultBlock(tool_call_id="", content=[mb.TextBlock(text="r")])]
+        ),
+    ]
+    with pytest.raises(mb.UnsupportedBlockError) as by_encode:
+        mb.encode(refused, provider)
+    path = tmp_path / "batch.jsonl"
+    with pytest.raises(mb.UnsupportedBlockError, match=r"^batch request 0 \('r0'\)") as by_batch:
+        mb.write_batch([(refused, {})], provider, path, model="m", max_tokens=5, ids=["r0"])
+    assert by_batch.value.code == by_encode.value.code
+    assert str(by_encode.value) in str(by_batch.value)

@@ -30,6 +30,7 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel
 
 from ..encoding import as_sendable as as_messages
+from ..encoding import encode_messages_only
 from ..errors import (
     DecodeError,
     InvalidOptionError,
@@ -43,8 +44,6 @@ from ..providers import (
     MediaSink,
     canonical_provider,
     merge_fields,
-    translator,
-    with_uploads_resolved,
 )
 from ..providers._fields import add_request_fields
 from ..providers._json import write_json
@@ -149,7 +148,6 @@ def batch_line(
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
     if name == "bedrock" and bedrock_format == "anthropic":
         name = "anthropic-bedrock"  # Claude's own body with Bedrock's anthropic_version
-    encoder, _ = translator(name)
     where = f"batch request {index} ({custom_id!r})"
     verbatim = {**(fields or {}), **own}
     model = verbatim.get("model", getattr(request, "model", None))
@@ -157,7 +155,10 @@ def batch_line(
         check_model_media(messages, name, model)
     except UnsupportedBlockError as exc:
         raise UnsupportedBlockError(f"{where}: {exc}", block=exc.block) from None
-    encoded = encoder(with_uploads_resolved(list(messages), name, chosen), chosen)
+    try:  # encode's own checks and rules: a line holds only what encode would send
+        encoded = encode_messages_only(messages, name, chosen)
+    except UnsupportedBlockError as exc:
+        raise UnsupportedBlockError(f"{where}: {exc}", block=exc.block) from None
     clashes = sorted(set(verbatim) & set(encoded))
     if clashes:
         raise InvalidOptionError(
