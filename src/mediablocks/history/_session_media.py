@@ -23,7 +23,7 @@ from ..sources.media_store import MediaStore, checked_get
 from ._session_plan import Item, State, sizes
 from .references import reference_text
 
-__all__ = ["BLOCK_OVERHEAD", "SessionMedia"]
+__all__ = ["BLOCK_OVERHEAD", "SessionMedia", "item_note"]
 
 BLOCK_OVERHEAD = 64
 """Bytes of JSON around one block in a request (keys, quotes, braces), for the size estimate."""
@@ -147,27 +147,10 @@ class SessionMedia:
     # -- the other ways of sending an item ---------------------------------------------------
 
     def reference(self, item: Item, stored: bool) -> TextBlock:
-        return TextBlock(
-            text=reference_text(
-                item.kind,
-                item.digest,
-                tool_call_id=item.tool_call_id,
-                message=item.message,
-                stored=stored,
-            )
-        )
+        return item_note(item, stored=stored)
 
     def label(self, item: Item, stored: bool) -> TextBlock:
-        return TextBlock(
-            text=reference_text(
-                item.kind,
-                item.digest,
-                tool_call_id=item.tool_call_id,
-                message=item.message,
-                stored=stored,
-                thumbnail=True,
-            )
-        )
+        return item_note(item, stored=stored, thumbnail=True)
 
     def stored(self, item: Item) -> bool:
         """Whether the item's bytes are (or can be put) in the store."""
@@ -252,3 +235,20 @@ class SessionMedia:
 
     def cost(self, item: Item, state: State) -> tuple[int, int, int]:
         return item.costs[state]
+
+
+def item_note(
+    item: Item, *, stored: bool, thumbnail: bool = False, removed: bool = False
+) -> TextBlock:
+    """The text block standing for ``item``'s media (`reference_text`'s forms)."""
+    return TextBlock(
+        text=reference_text(
+            item.kind,
+            item.digest,
+            tool_call_id=item.tool_call_id,
+            message=item.message,
+            stored=stored,
+            thumbnail=thumbnail,
+            removed=removed,
+        )
+    )

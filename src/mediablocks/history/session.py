@@ -25,9 +25,8 @@ from ..messages import Message
 from ..providers._options import canonical_provider
 from ..providers.registry import limits_for
 from ..sources.media_store import MediaStore
-from ._session_media import SessionMedia
+from ._session_media import SessionMedia, item_note
 from ._session_plan import Item, Plan, State, kind_cap, layouts, plan_states, totals
-from .references import reference_text
 
 __all__ = ["Evicted", "FittedSession", "SessionReport", "fit_session"]
 
@@ -333,16 +332,7 @@ def _rewritten(session: SessionMedia, message: Message, items: list[Item], plan:
 
 
 def _removed(item: Item) -> TextBlock:
-    return TextBlock(
-        text=reference_text(
-            item.kind,
-            item.digest,
-            tool_call_id=item.tool_call_id,
-            message=item.message,
-            stored=False,
-            removed=True,
-        )
-    )
+    return item_note(item, stored=False, removed=True)
 
 
 def fit_session(
