@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -35,6 +36,8 @@ __all__ = [
     "Target",
     "UploadItem",
     "Uploaded",
+    "afound",
+    "found",
     "key_hash",
     "missing",
     "uploader_for",
@@ -106,3 +109,26 @@ def missing(exc: BaseException, statuses: tuple[int, ...] = (404,)) -> bool:
             return True
         status = (response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
     return isinstance(status, int) and status in statuses
+
+
+def found(call: Callable[[], object], statuses: tuple[int, ...] = (404,)) -> bool:
+    """Run ``call`` (a look-up or a delete): True when it succeeds, False when the SDK's error
+    says there is no such file (`missing`); any other error raises."""
+    try:
+        call()
+    except Exception as exc:
+        if missing(exc, statuses):
+            return False
+        raise
+    return True
+
+
+async def afound(call: Callable[[], Awaitable[object]], statuses: tuple[int, ...] = (404,)) -> bool:
+    """`found` for an async SDK call."""
+    try:
+        await call()
+    except Exception as exc:
+        if missing(exc, statuses):
+            return False
+        raise
+    return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...providers._file_stores import reads_by_reference
-from . import Target, Uploaded, UploadItem, key_hash, missing
+from . import Target, Uploaded, UploadItem, afound, found, key_hash
 
 STORE = "anthropic"
 EXPIRES = False
@@ -43,41 +43,17 @@ async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
 
 def exists(client: Any, reference: str, target: Target) -> bool:
     """``client.beta.files.retrieve_metadata``: False on 404 (the file was deleted)."""
-    try:
-        client.beta.files.retrieve_metadata(reference, betas=[BETA])
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return found(lambda: client.beta.files.retrieve_metadata(reference, betas=[BETA]))
 
 
 async def aexists(client: Any, reference: str, target: Target) -> bool:
-    try:
-        await client.beta.files.retrieve_metadata(reference, betas=[BETA])
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return await afound(lambda: client.beta.files.retrieve_metadata(reference, betas=[BETA]))
 
 
 def delete(client: Any, reference: str) -> bool:
     """``client.beta.files.delete``: False when Anthropic answers 404 (no such file)."""
-    try:
-        client.beta.files.delete(reference, betas=[BETA])
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return found(lambda: client.beta.files.delete(reference, betas=[BETA]))
 
 
 async def adelete(client: Any, reference: str) -> bool:
-    try:
-        await client.beta.files.delete(reference, betas=[BETA])
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return await afound(lambda: client.beta.files.delete(reference, betas=[BETA]))

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from ...providers._file_stores import reads_by_reference
-from . import Target, Uploaded, UploadItem, key_hash, missing
+from . import Target, Uploaded, UploadItem, afound, found, key_hash, missing
 
 STORE = "gemini"
 EXPIRES = False
@@ -121,21 +121,9 @@ async def aexists(client: Any, reference: str, target: Target) -> bool:
 
 def delete(client: Any, reference: str) -> bool:
     """``client.files.delete``: False when the file is gone already (403/404)."""
-    try:
-        client.files.delete(name=_name(reference))
-    except Exception as exc:
-        if missing(exc, _GONE):
-            return False
-        raise
-    return True
+    return found(lambda: client.files.delete(name=_name(reference)), _GONE)
 
 
 async def adelete(client: Any, reference: str) -> bool:
     files = client.aio.files if hasattr(client, "aio") else client.files
-    try:
-        await files.delete(name=_name(reference))
-    except Exception as exc:
-        if missing(exc, _GONE):
-            return False
-        raise
-    return True
+    return await afound(lambda: files.delete(name=_name(reference)), _GONE)

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from ...providers._file_stores import reads_by_reference
-from . import Target, Uploaded, UploadItem, key_hash, missing
+from . import Target, Uploaded, UploadItem, afound, found, key_hash
 
 STORE = "openai"
 EXPIRES = True
@@ -60,41 +60,17 @@ async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
 
 def exists(client: Any, reference: str, target: Target) -> bool:
     """``client.files.retrieve``: False when OpenAI answers 404 (the file was deleted)."""
-    try:
-        client.files.retrieve(reference)
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return found(lambda: client.files.retrieve(reference))
 
 
 async def aexists(client: Any, reference: str, target: Target) -> bool:
-    try:
-        await client.files.retrieve(reference)
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return await afound(lambda: client.files.retrieve(reference))
 
 
 def delete(client: Any, reference: str) -> bool:
     """``client.files.delete``: False when OpenAI answers 404 (no such file)."""
-    try:
-        client.files.delete(reference)
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return found(lambda: client.files.delete(reference))
 
 
 async def adelete(client: Any, reference: str) -> bool:
-    try:
-        await client.files.delete(reference)
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return await afound(lambda: client.files.delete(reference))

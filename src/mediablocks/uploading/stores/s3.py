@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import InvalidOptionError, TooLargeError
 from ...providers._file_stores import reads_by_reference
-from . import Target, Uploaded, UploadItem, missing
+from . import Target, Uploaded, UploadItem, found, missing
 
 STORE = "s3"
 EXPIRES = False
@@ -56,13 +56,7 @@ async def asend(client: Any, item: UploadItem, target: Target) -> Uploaded:
 def exists(client: Any, reference: str, target: Target) -> bool:
     """``client.head_object``: False when S3 answers 404 (the object was deleted)."""
     bucket, _, key = reference.removeprefix("s3://").partition("/")
-    try:
-        client.head_object(Bucket=bucket, Key=key)
-    except Exception as exc:
-        if missing(exc):
-            return False
-        raise
-    return True
+    return found(lambda: client.head_object(Bucket=bucket, Key=key))
 
 
 async def aexists(client: Any, reference: str, target: Target) -> bool:
