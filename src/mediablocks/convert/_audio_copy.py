@@ -14,11 +14,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import DoesNotFitError, MediaBlocksError
+from ..errors import DoesNotFitError
 from ..mime import detect_mime
-from ._av import Deadline, import_av, open_input
+from ._av import Deadline, import_av
 
-__all__ = ["COPY_TARGETS", "CopiedAudio", "copy_audio", "copy_stream"]
+__all__ = ["COPY_TARGETS", "CopiedAudio", "copy_stream"]
 
 COPY_TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
     "aac": (("audio/aac", "adts"),),
@@ -52,33 +52,6 @@ def copy_target(codec: str, accepted: frozenset[str]) -> tuple[str, str] | None:
     return next((t for t in COPY_TARGETS.get(codec, ()) if t[0] in accepted), None)
 
 
-def copy_audio(
-    data: bytes,
-    accepted: frozenset[str],
-    *,
-    what: str,
-    max_bytes: int | None,
-    max_seconds: float,
-    deadline: Deadline,
-) -> CopiedAudio | None:
-    """The first audio stream's packets in a container of ``accepted``; ``None`` when its codec
-    goes into none of them, the copy would be over ``max_bytes`` or ``max_seconds``, or the
-    muxer refuses the stream. `DoesNotFitError` only for the deadline."""
-    try:
-        container = open_input(data, what)
-    except MediaBlocksError:
-        return None
-    with container:
-        return copy_stream(
-            container,
-            accepted,
-            what=what,
-            max_bytes=max_bytes,
-            max_seconds=max_seconds,
-            deadline=deadline,
-        )
-
-
 def copy_stream(
     container: Any,
     accepted: frozenset[str],
@@ -88,8 +61,11 @@ def copy_stream(
     max_seconds: float,
     deadline: Deadline,
 ) -> CopiedAudio | None:
-    """`copy_audio` from an input container just opened (nothing demuxed from it yet), so the
-    caller that read its facts does not open the file a second time. The caller closes it."""
+    """The first audio stream's packets in a container of ``accepted``, from an input container
+    just opened (nothing demuxed from it yet), so the caller that read its facts does not open
+    the file a second time; the caller closes it. ``None`` when its codec goes into none of
+    them, the copy would be over ``max_bytes`` or ``max_seconds``, the muxer refuses the stream
+    or the copy's bytes do not say its type. `DoesNotFitError` only for the deadline."""
     av = import_av(what)
     try:
         if not container.streams.audio:
