@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from io import BytesIO
@@ -232,12 +232,3 @@ def parse_xml(chunks: Iterator[bytes], handler: XmlHandler, what: str, format_na
         raise DecodeError(
             f"{what}: not a readable {format_name}: XML in an unknown encoding ({exc})"
         ) from None
-
-
-def collect_text(sink: TextSink, run: Callable[[], None]) -> bool:
-    """Run an extraction into ``sink``; True when it stopped because the sink was full."""
-    try:
-        run()
-    except TextFull:
-        return True
-    return sink.truncated

@@ -118,8 +118,6 @@ _V6_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
 _V6_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
 _V6_COMPATIBLE = ipaddress.IPv6Network("::/96")
 _V6_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-_V6_TEREDO = ipaddress.IPv6Network("2001::/32")
-_V6_6TO4 = ipaddress.IPv6Network("2002::/16")
 
 
 def address_refusal(ip: IPAddress) -> Refusal | None:

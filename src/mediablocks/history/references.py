@@ -16,7 +16,6 @@ The parsers here read text a model wrote: `media_digests` and `view_media` look 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from ..blocks import TextBlock, ToolResultBlock
 from ..errors import InvalidOptionError
@@ -44,8 +43,6 @@ VIEW_MEDIA = "view_media"
 _HASH = re.compile(rf"sha256:([0-9a-fA-F]{{{MIN_PREFIX},64}})")
 _BARE = re.compile(rf"\s*([0-9a-fA-F]{{{MIN_PREFIX},64}})\s*")
 _UNSAFE = re.compile(r"[\[\]\x00-\x1f\x7f]")
-
-Kind = Literal["image", "audio", "video", "file"]
 
 
 def _kind_word(kind: str) -> str:

@@ -22,7 +22,6 @@ from ..probing.plugins import CALLER_FORMATS
 from .costs import CALLER_TEXT_BYTES, png_text_bytes
 from .target import DEFAULT_MAX_IMAGE_PIXELS, Change, FittedImage, ImageTarget
 
-_HEIF_MIMES = ("image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence")
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
 
 _BOMB_MESSAGE = re.compile(r"\((\d+) pixels\)")

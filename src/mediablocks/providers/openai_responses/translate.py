@@ -73,8 +73,6 @@ from .decode import from_openai_responses
 __all__ = ["PROVIDER", "from_openai_responses", "to_openai_responses"]
 
 
-_IMAGE_DETAILS = ("auto", "low", "high")
-
 _M = TypeVar("_M", bound=MediaBlock)
 
 
