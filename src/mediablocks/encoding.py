@@ -354,11 +354,15 @@ def _encode_in_budget(
 
 
 def encode_messages_only(
-    messages: MessagesLike, provider: str, options: EncodeOptions
+    messages: MessagesLike,
+    provider: str,
+    options: EncodeOptions,
+    written: dict[int, tuple[ToolCallBlock, str]] | None = None,
 ) -> dict[str, Any]:
     """The fields `encode` writes from the messages alone (no tools, tool choice or settings),
-    through the same checks and rules: what a batch line holds before its own fields join."""
-    return _encode_in_budget(messages, provider, options, None, with_fields=False)
+    through the same checks and rules: what a batch line holds before its own fields join.
+    ``written`` is given when the messages were already checked (`as_sendable`)."""
+    return _encode_in_budget(messages, provider, options, written, with_fields=False)
 
 
 def _ready(

@@ -29,6 +29,7 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
+from ..blocks import ToolCallBlock
 from ..encoding import as_sendable as as_messages
 from ..encoding import encode_messages_only
 from ..errors import (
@@ -78,8 +79,11 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
-    """``(messages, per-request fields, the Request-like object or None)`` from one item.
+def _split(
+    item: Any, index: int, written: dict[int, tuple[ToolCallBlock, str]]
+) -> tuple[list[Message], dict[str, Any], Any]:
+    """``(messages, per-request fields, the Request-like object or None)`` from one item, its
+    messages checked as `encode` checks them (``written``: each call's arguments as JSON).
 
     An item is a message list (or one message), a ``(messages, fields)`` pair, or an object
     with a ``messages`` attribute (`mb.Request`: its ``extra`` are fields too).
@@ -90,12 +94,12 @@ def _split(item: Any, index: int) -> tuple[list[Message], dict[str, Any], Any]:
         and isinstance(item[1], dict)
         and not (isinstance(item[0], str) and normalize_role(item[0]) in ROLES)
     ):  # ``(messages, fields)``; ``("user", {...block...})`` is a (role, content) pair
-        return as_messages(item[0]), dict(item[1]), None
+        return as_messages(item[0], written=written), dict(item[1]), None
     if isinstance(item, BaseModel) and hasattr(item, "messages") and not hasattr(item, "role"):
         extra = getattr(item, "extra", None) or {}
-        return as_messages(item.messages), dict(extra), item
+        return as_messages(item.messages, written=written), dict(extra), item
     try:
-        return as_messages(item), {}, None
+        return as_messages(item, written=written), {}, None
     except DecodeError as exc:
         raise DecodeError(f"batch request {index}: {exc}") from None
 
@@ -143,7 +147,8 @@ def batch_line(
     (``model`` for OpenAI and Anthropic, ``max_tokens`` for Anthropic), naming it.
     """
     name = canonical_provider(provider)
-    messages, own, request = _split(item, index)
+    written: dict[int, tuple[ToolCallBlock, str]] = {}
+    messages, own, request = _split(item, index, written)
     sink = MediaSink()
     chosen = (options or EncodeOptions()).replace(target="json", media_sink=sink)
     if name == "bedrock" and bedrock_format == "anthropic":
@@ -156,7 +161,7 @@ def batch_line(
     except UnsupportedBlockError as exc:
         raise UnsupportedBlockError(f"{where}: {exc}", block=exc.block) from None
     try:  # encode's own checks and rules: a line holds only what encode would send
-        encoded = encode_messages_only(messages, name, chosen)
+        encoded = encode_messages_only(messages, name, chosen, written)
     except UnsupportedBlockError as exc:
         raise UnsupportedBlockError(f"{where}: {exc}", block=exc.block) from None
     clashes = sorted(set(verbatim) & set(encoded))
