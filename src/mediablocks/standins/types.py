@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -122,31 +122,28 @@ awaitable of either."""
 
 def as_transcript(value: Any, who: str) -> Transcript:
     """A transcriber's answer as a `Transcript`; `StandInError` naming ``who`` otherwise."""
-    if isinstance(value, Transcript):
-        return value
-    try:
-        if isinstance(value, str):
-            return Transcript(text=value)
-        if isinstance(value, dict):
-            return Transcript.model_validate(value)
-    except ValueError as exc:
-        raise StandInError(f"{who} returned an unusable transcript: {exc}") from None
-    raise StandInError(
-        f"{who} returned a {type(value).__name__}; a transcriber returns text or a Transcript"
-    )
+    return _answer(Transcript, value, who, "transcript", "a transcriber")
 
 
 def as_description(value: Any, who: str) -> Description:
     """A describer's answer as a `Description`; `StandInError` naming ``who`` otherwise."""
-    if isinstance(value, Description):
+    return _answer(Description, value, who, "description", "a describer")
+
+
+_Answer = TypeVar("_Answer", Transcript, Description)
+
+
+def _answer(kind: type[_Answer], value: Any, who: str, noun: str, maker: str) -> _Answer:
+    """``value`` as ``kind``: itself, text, or its JSON form; `StandInError` otherwise."""
+    if isinstance(value, kind):
         return value
     try:
         if isinstance(value, str):
-            return Description(text=value)
+            return kind(text=value)
         if isinstance(value, dict):
-            return Description.model_validate(value)
+            return kind.model_validate(value)
     except ValueError as exc:
-        raise StandInError(f"{who} returned an unusable description: {exc}") from None
+        raise StandInError(f"{who} returned an unusable {noun}: {exc}") from None
     raise StandInError(
-        f"{who} returned a {type(value).__name__}; a describer returns text or a Description"
+        f"{who} returned a {type(value).__name__}; {maker} returns text or a {kind.__name__}"
     )
