@@ -24,6 +24,8 @@ NEWCOMERS = [TYPING / f"newcomer_{name}.py" for name in ("upload", "media", "mes
 a voice note to three providers, messages in every shape the docs name."""
 ENCODE_OPTIONS = TYPING / "encode_options.py"
 """`mb.encode` with every keyword option, each typed SDK and the JSON target (issue 30)."""
+PREPARE_OPTIONS = TYPING / "prepare_options.py"
+"""`mb.prepare` and its siblings with every keyword option (issue 30)."""
 
 pytestmark = pytest.mark.typecheck
 
@@ -51,6 +53,7 @@ def test_the_user_program_type_checks_with_mypy_strict_and_pyright(tmp_path: Pat
             str(PROGRAM),
             *map(str, NEWCOMERS),
             str(ENCODE_OPTIONS),
+            str(PREPARE_OPTIONS),
         ],
         cwd=ROOT,
         env=env,
@@ -103,8 +106,9 @@ def test_the_checkers_do_fail_on_a_wrong_program(tmp_path: Path) -> None:
 
 
 def test_the_checkers_refuse_a_wrong_encode_option(tmp_path: Path) -> None:
-    """With the options as one ``Unpack`` TypedDict, a misspelled option, an option value outside
-    its literals and an SDK result used as the wrong type are still each reported, by line."""
+    """With the options as one ``Unpack`` TypedDict (`encode`'s and `prepare`'s), a misspelled
+    option, an option value outside its literals, an SDK result used as the wrong type and a
+    misspelt public name are still each reported, by line."""
     pytest.importorskip("mypy", reason="mypy is in the dev extra")
     wrong = tmp_path / "wrong_encode.py"
     wrong.write_text(
@@ -113,7 +117,10 @@ def test_the_checkers_refuse_a_wrong_encode_option(tmp_path: Path) -> None:
         "mb.encode('hi', 'anthropic', unsupported='ignore')\n"
         "mb.encode('hi', 'gemini', tools=mb.Tool(name='f'))\n"
         "contents: int = mb.encode('hi', 'gemini')['contents']\n"
-        "body: int = mb.encode('hi', 'gemini', target='json')\n",
+        "body: int = mb.encode('hi', 'gemini', target='json')\n"
+        "mb.prepare('hi', 'anthropic', max_frame=3)\n"
+        "mb.prepare('hi', 'anthropic', video='drop')\n"
+        "mb.ImageBlok.from_bytes(b'')\n",
         encoding="utf-8",
     )
     done = subprocess.run(
@@ -136,5 +143,8 @@ def test_the_checkers_refuse_a_wrong_encode_option(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     lines = {int(line.split(":")[1]) for line in done.stdout.splitlines() if ": error:" in line}
-    assert lines == {2, 3, 4, 5, 6}, done.stdout
+    assert lines == {2, 3, 4, 5, 6, 7, 8, 9}, done.stdout
     assert '"thinkng"' in done.stdout
+    assert '"max_frame"' in done.stdout
+    # The lazy face's __getattr__ is hidden from type checkers: a misspelt name is reported.
+    assert 'Module has no attribute "ImageBlok"' in done.stdout

@@ -527,17 +527,20 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load the module behind a public name on first use and keep the name here; a submodule's
-    name (``mb.history``) imports that submodule, as it did when this face loaded everything."""
-    module = _EXPORTS.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module, __name__), name)
-        globals()[name] = value
-        return value
-    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'mediablocks' has no attribute {name!r}")
+if not TYPE_CHECKING:  # a type checker reads the imports above; with a module __getattr__
+    # it would take any misspelt ``mb.name`` as ``Any`` instead of reporting it.
+
+    def __getattr__(name: str) -> Any:
+        """Load the module behind a public name on first use and keep the name here; a submodule's
+        name (``mb.history``) imports that submodule, as it did when this face loaded everything."""
+        module = _EXPORTS.get(name)
+        if module is not None:
+            value = getattr(importlib.import_module(module, __name__), name)
+            globals()[name] = value
+            return value
+        if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module 'mediablocks' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -29,7 +29,6 @@ mediablocks`` never imports this module.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -39,6 +38,7 @@ from .blocks import TextBlock
 from .errors import InvalidOptionError, TooLargeError
 from .media_input import media_block
 from .messages import Message, UserMessage
+from .preparing import PrepareKeywords
 from .preparing import prepare as prepare_messages
 
 __all__ = ["batch_file_datasink", "encode_batch", "request_id"]
@@ -100,8 +100,8 @@ def encode_batch(
     cannot be read, fitted or carried gets ``line`` None and ``error`` saying why.
     """
     options = dict(prepare_options or {})
-    unknown = sorted(set(options) - set(inspect.signature(prepare_messages).parameters))
-    if unknown or {"messages", "provider", "model"} & set(options):
+    unknown = sorted(set(options) - PrepareKeywords.__annotations__.keys())
+    if unknown:
         raise InvalidOptionError(f"encode_batch: prepare_options has unknown key(s) {unknown}")
     paths = _column(batch, "path")
     contents = _column(batch, "bytes")

@@ -28,8 +28,9 @@ The package's modules, one step each: `options` (`PrepareOptions`), `report` (`P
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
+
+from typing_extensions import Unpack
 
 # ``X as X``: names importable from `mediablocks.preparing` since it was one module stay so.
 from .._checks import check_size
@@ -38,9 +39,8 @@ from ..changes import DEFAULT_MAX_IMAGE_PIXELS as DEFAULT_MAX_IMAGE_PIXELS
 from ..changes import Change
 from ..convert.limits import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
 from ..convert.limits import DEFAULT_MAX_TEXT_CHARS as DEFAULT_MAX_TEXT_CHARS
-from ..convert.limits import ConversionLimits, TimeBudget
 from ..errors import DoesNotFitError, InvalidOptionError
-from ..fetching.policy import FetchPolicy, fetch_budget
+from ..fetching.policy import fetch_budget
 from ..limits import ProviderLimits
 from ..media import MediaBlock
 from ..message_input import MessagesLike, as_messages
@@ -51,10 +51,13 @@ from ..standins.types import Describer, Transcriber
 from .accept import check_accepted
 from .budget import SHARE_FLOOR_SIDE as SHARE_FLOOR_SIDE
 from .options import AUTO as AUTO
+from .options import BLOCK_OPTIONS, PREPARE_OPTIONS, options_from
 from .options import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from .options import DEFAULT_TOTAL_TIME_BUDGET as DEFAULT_TOTAL_TIME_BUDGET
 from .options import AudioStrategy as AudioStrategy
+from .options import BlockKeywords as BlockKeywords
 from .options import DocumentStrategy as DocumentStrategy
+from .options import PrepareKeywords as PrepareKeywords
 from .options import PrepareOptions as PrepareOptions
 from .options import UnsupportedStrategy as UnsupportedStrategy
 from .options import VideoStrategy as VideoStrategy
@@ -96,31 +99,7 @@ def prepare(
     provider: str,
     *,
     model: str | None = None,
-    optimal_size: bool = True,
-    strip_metadata: bool = True,
-    convert: bool = True,
-    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
-    read_urls: bool = False,
-    policy: FetchPolicy | None = None,
-    audio: AudioStrategy = "convert",
-    video: VideoStrategy = "convert",
-    max_frames: int = DEFAULT_MAX_FRAMES,
-    frame_interval: float | None = None,
-    max_audio_seconds: float | None = None,
-    max_video_seconds: float | None = None,
-    allow_split: bool = True,
-    time_budget: TimeBudget = AUTO,
-    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET,
-    documents: DocumentStrategy = "convert",
-    max_pages: int = DEFAULT_MAX_PAGES,
-    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
-    truncate_documents: bool = True,
-    conversion_limits: ConversionLimits | None = None,
-    unsupported: UnsupportedStrategy = "raise",
-    transcriber: Transcriber | None = None,
-    describer: Describer | None = None,
-    stand_in_cache: StandInCache | None = None,
-    accept: Iterable[str] | None = None,
+    **options: Unpack[PrepareKeywords],
 ) -> list[Message]:
     """New messages whose media every limit of ``provider`` (and ``model``) accepts.
 
@@ -152,36 +131,7 @@ def prepare(
     Without ``model``, the provider's most restrictive current model is assumed where its models
     differ (OpenAI Chat: a model without audio input), and the report says so.
     """
-    prepared, _ = prepare_with_report(
-        messages,
-        provider,
-        model=model,
-        optimal_size=optimal_size,
-        strip_metadata=strip_metadata,
-        convert=convert,
-        max_image_pixels=max_image_pixels,
-        read_urls=read_urls,
-        policy=policy,
-        audio=audio,
-        video=video,
-        max_frames=max_frames,
-        frame_interval=frame_interval,
-        max_audio_seconds=max_audio_seconds,
-        max_video_seconds=max_video_seconds,
-        allow_split=allow_split,
-        time_budget=time_budget,
-        total_time_budget=total_time_budget,
-        documents=documents,
-        max_pages=max_pages,
-        max_text_chars=max_text_chars,
-        truncate_documents=truncate_documents,
-        conversion_limits=conversion_limits,
-        unsupported=unsupported,
-        transcriber=transcriber,
-        describer=describer,
-        stand_in_cache=stand_in_cache,
-        accept=accept,
-    )
+    prepared, _ = prepare_with_report(messages, provider, model=model, **options)
     return prepared
 
 
@@ -190,60 +140,18 @@ def prepare_with_report(
     provider: str,
     *,
     model: str | None = None,
-    optimal_size: bool = True,
-    strip_metadata: bool = True,
-    convert: bool = True,
-    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
-    read_urls: bool = False,
-    policy: FetchPolicy | None = None,
-    audio: AudioStrategy = "convert",
-    video: VideoStrategy = "convert",
-    max_frames: int = DEFAULT_MAX_FRAMES,
-    frame_interval: float | None = None,
-    max_audio_seconds: float | None = None,
-    max_video_seconds: float | None = None,
-    allow_split: bool = True,
-    time_budget: TimeBudget = AUTO,
-    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET,
-    documents: DocumentStrategy = "convert",
-    max_pages: int = DEFAULT_MAX_PAGES,
-    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
-    truncate_documents: bool = True,
-    conversion_limits: ConversionLimits | None = None,
-    unsupported: UnsupportedStrategy = "raise",
-    transcriber: Transcriber | None = None,
-    describer: Describer | None = None,
-    stand_in_cache: StandInCache | None = None,
-    accept: Iterable[str] | None = None,
+    **options: Unpack[PrepareKeywords],
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare`, plus a `PrepareReport` of what changed in each media block."""
+    chosen: dict[str, Any] = dict(options)
+    transcriber = chosen.pop("transcriber", None)
+    describer = chosen.pop("describer", None)
+    stand_in_cache = chosen.pop("stand_in_cache", None)
+    accept = chosen.pop("accept", None)
     listed = as_messages(messages, "prepare")
     limits, assumed = _limits(provider, model)
     check_accepted(list(_find_media(listed)), accept)
-    options = PrepareOptions(
-        optimal_size=optimal_size,
-        strip_metadata=strip_metadata,
-        convert=convert,
-        max_image_pixels=max_image_pixels,
-        read_urls=read_urls,
-        policy=policy,
-        audio=audio,
-        video=video,
-        max_frames=max_frames,
-        frame_interval=frame_interval,
-        max_audio_seconds=max_audio_seconds,
-        max_video_seconds=max_video_seconds,
-        allow_split=allow_split,
-        time_budget=time_budget,
-        total_time_budget=total_time_budget,
-        documents=documents,
-        max_pages=max_pages,
-        max_text_chars=max_text_chars,
-        truncate_documents=truncate_documents,
-        conversion_limits=conversion_limits,
-        unsupported=unsupported,
-    )
-    run = _Preparation(limits, options)
+    run = _Preparation(limits, options_from(chosen, "prepare", PREPARE_OPTIONS))
     run.stand_ins = stand_ins_for(transcriber, describer, stand_in_cache)
     with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
         prepared, report = walk(run, listed)
@@ -268,25 +176,7 @@ def prepare_block(
     *,
     model: str | None = None,
     image_count: int = 1,
-    optimal_size: bool = True,
-    strip_metadata: bool = True,
-    convert: bool = True,
-    max_image_pixels: int | None = DEFAULT_MAX_IMAGE_PIXELS,
-    policy: FetchPolicy | None = None,
-    audio: AudioStrategy = "convert",
-    video: VideoStrategy = "convert",
-    max_frames: int = DEFAULT_MAX_FRAMES,
-    frame_interval: float | None = None,
-    max_audio_seconds: float | None = None,
-    max_video_seconds: float | None = None,
-    allow_split: bool = True,
-    time_budget: TimeBudget = AUTO,
-    total_time_budget: float | None = DEFAULT_TOTAL_TIME_BUDGET,
-    documents: DocumentStrategy = "convert",
-    max_pages: int = DEFAULT_MAX_PAGES,
-    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
-    truncate_documents: bool = True,
-    conversion_limits: ConversionLimits | None = None,
+    **options: Unpack[BlockKeywords],
 ) -> tuple[MediaBlock, list[Change]]:
     """Fit one block (as if its request held ``image_count`` images); the same block if it fits.
 
@@ -297,29 +187,8 @@ def prepare_block(
     """
     check_size("prepare_block", "image_count", image_count)
     limits = limits_for(provider, model)
-    options = PrepareOptions(
-        optimal_size=optimal_size,
-        strip_metadata=strip_metadata,
-        convert=convert,
-        max_image_pixels=max_image_pixels,
-        read_urls=True,
-        policy=policy,
-        audio=audio,
-        video=video,
-        max_frames=max_frames,
-        frame_interval=frame_interval,
-        max_audio_seconds=max_audio_seconds,
-        max_video_seconds=max_video_seconds,
-        allow_split=allow_split,
-        time_budget=time_budget,
-        total_time_budget=total_time_budget,
-        documents=documents,
-        max_pages=max_pages,
-        max_text_chars=max_text_chars,
-        truncate_documents=truncate_documents,
-        conversion_limits=conversion_limits,
-    )
-    run = _Preparation(limits, options)
+    chosen = options_from(options, "prepare_block", BLOCK_OPTIONS, read_urls=True)
+    run = _Preparation(limits, chosen)
     run.image_count = image_count
     slot = _Slot(0, 0, None, block)
     fit(run, slot, image_count)
@@ -354,16 +223,26 @@ def stand_ins_for(
 # -- from asyncio ---------------------------------------------------------------------------------
 
 
-async def aprepare(messages: MessagesLike, provider: str, **options: Any) -> list[Message]:
+async def aprepare(
+    messages: MessagesLike,
+    provider: str,
+    *,
+    model: str | None = None,
+    **options: Unpack[PrepareKeywords],
+) -> list[Message]:
     """`prepare` for asyncio: runs in a thread of the loop's default executor, and cancelling
     the awaiting task stops the conversions in flight (their workers are killed) instead of
     leaving them to run out their budget. Takes `prepare`'s keywords."""
-    prepared, _ = await aprepare_with_report(messages, provider, **options)
+    prepared, _ = await aprepare_with_report(messages, provider, model=model, **options)
     return prepared
 
 
 async def aprepare_with_report(
-    messages: MessagesLike, provider: str, **options: Any
+    messages: MessagesLike,
+    provider: str,
+    *,
+    model: str | None = None,
+    **options: Unpack[PrepareKeywords],
 ) -> tuple[list[Message], PrepareReport]:
     """`prepare_with_report` for asyncio; cancelling the task stops its conversions (see
     `aprepare`)."""
@@ -377,7 +256,7 @@ async def aprepare_with_report(
 
     def run() -> tuple[list[Message], PrepareReport]:
         with use_budget(caller):
-            return prepare_with_report(messages, provider, **options)
+            return prepare_with_report(messages, provider, model=model, **options)
 
     context = contextvars.copy_context()
     loop = asyncio.get_running_loop()

@@ -3,8 +3,11 @@ when built so that no step has to check them again."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
 
 from .._checks import check_bool, check_size
 from ..changes import DEFAULT_MAX_FRAMES, DEFAULT_MAX_IMAGE_PIXELS
@@ -20,6 +23,8 @@ from ..convert.limits import DEFAULT_TIME_BUDGET as DEFAULT_TIME_BUDGET
 from ..convert.limits import DEFAULT_TOTAL_TIME_BUDGET as DEFAULT_TOTAL_TIME_BUDGET
 from ..errors import InvalidOptionError
 from ..fetching.policy import FetchPolicy
+from ..standins.cache import StandInCache
+from ..standins.types import Describer, Transcriber
 
 AudioStrategy = Literal["convert", "raise"]
 """``"convert"``: re-encode audio the provider refuses (PyAV); ``"raise"``: refuse it."""
@@ -149,3 +154,58 @@ class PrepareOptions:
                 "PrepareOptions.policy must be a FetchPolicy or None, "
                 f"not a {type(self.policy).__name__}"
             )
+
+
+class BlockKeywords(TypedDict, total=False):
+    """The keyword options of `prepare_block` besides ``model`` and ``image_count``, as a type
+    checker sees them: written once (each is described on `PrepareOptions`)."""
+
+    optimal_size: bool
+    strip_metadata: bool
+    convert: bool
+    max_image_pixels: int | None
+    policy: FetchPolicy | None
+    audio: AudioStrategy
+    video: VideoStrategy
+    max_frames: int
+    frame_interval: float | None
+    max_audio_seconds: float | None
+    max_video_seconds: float | None
+    allow_split: bool
+    time_budget: TimeBudget
+    total_time_budget: float | None
+    documents: DocumentStrategy
+    max_pages: int
+    max_text_chars: int
+    truncate_documents: bool
+    conversion_limits: ConversionLimits | None
+
+
+class PrepareKeywords(BlockKeywords, total=False):
+    """The keyword options of `prepare` (and `prepare_with_report`, `aprepare`) besides
+    ``model``: `BlockKeywords`, ``read_urls`` and ``unsupported`` (on `PrepareOptions`), the
+    stand-ins (``transcriber``, ``describer``, ``stand_in_cache``) and ``accept``."""
+
+    read_urls: bool
+    unsupported: UnsupportedStrategy
+    transcriber: Transcriber | None
+    describer: Describer | None
+    stand_in_cache: StandInCache | None
+    accept: Iterable[str] | None
+
+
+BLOCK_OPTIONS: frozenset[str] = frozenset(BlockKeywords.__annotations__)
+"""The keywords `prepare_block` takes for its `PrepareOptions`."""
+PREPARE_OPTIONS: frozenset[str] = BLOCK_OPTIONS | {"read_urls", "unsupported"}
+"""The keywords `prepare` takes for its `PrepareOptions` (the others it reads itself)."""
+
+
+def options_from(
+    keywords: Mapping[str, Any], function: str, allowed: frozenset[str], **fixed: Any
+) -> PrepareOptions:
+    """The `PrepareOptions` of one call's keywords; a keyword ``function`` does not take is the
+    `TypeError` Python raises for any unknown keyword argument."""
+    unknown = sorted(keywords.keys() - allowed)
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    return PrepareOptions(**keywords, **fixed)
