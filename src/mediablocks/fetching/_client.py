@@ -423,19 +423,35 @@ def _send(hops: _Hops, deadline: _Deadline, own: _PinnedTransport | None) -> htt
     policy = hops.policy
     client = policy.client if own is None else None
     if client is not None:
-        request = client.build_request(
-            "GET", hops.wire_url(), headers=hops.headers(), timeout=deadline.remaining()
-        )
-        cross_origin = hops.cross_origin()
-        if cross_origin:  # the client's credentials are for the origin first asked for
-            for name in _CROSS_ORIGIN_DROPPED:
-                request.headers.pop(name, None)
-        _set_auth(request, hops)
-        if cross_origin:
-            return client.send(request, stream=True, follow_redirects=False, auth=None)
-        return client.send(request, stream=True, follow_redirects=False)
+        request, auth = _client_request(client, hops, deadline)
+        return client.send(request, stream=True, follow_redirects=False, **auth)
     transport = own if own is not None else policy.transport
     assert transport is not None
+    request = _transport_request(hops, deadline)
+    response = transport.handle_request(request)
+    response.request = request
+    return response
+
+
+def _client_request(
+    client: httpx.Client | httpx.AsyncClient, hops: _Hops, deadline: _Deadline
+) -> tuple[httpx.Request, dict[str, None]]:
+    """The request of one hop through the caller's client, and the ``auth`` keyword to send it
+    with: across origins the client's own credentials are for the origin first asked for, so
+    its auth is off and its credential headers dropped."""
+    request = client.build_request(
+        "GET", hops.wire_url(), headers=hops.headers(), timeout=deadline.remaining()
+    )
+    cross_origin = hops.cross_origin()
+    if cross_origin:
+        for name in _CROSS_ORIGIN_DROPPED:
+            request.headers.pop(name, None)
+    _set_auth(request, hops)
+    return request, ({"auth": None} if cross_origin else {})
+
+
+def _transport_request(hops: _Hops, deadline: _Deadline) -> httpx.Request:
+    """The request of one hop sent straight to a transport (the pinned one, or the caller's)."""
     request = httpx.Request(
         "GET",
         hops.wire_url(),
@@ -443,9 +459,7 @@ def _send(hops: _Hops, deadline: _Deadline, own: _PinnedTransport | None) -> htt
         extensions={"timeout": deadline.timeouts()},
     )
     _set_auth(request, hops)
-    response = transport.handle_request(request)
-    response.request = request
-    return response
+    return request
 
 
 # -- async --------------------------------------------------------------------------------------
@@ -510,26 +524,11 @@ async def _asend(
     policy = hops.policy
     client = policy.async_client if own is None else None
     if client is not None:
-        request = client.build_request(
-            "GET", hops.wire_url(), headers=hops.headers(), timeout=deadline.remaining()
-        )
-        cross_origin = hops.cross_origin()
-        if cross_origin:  # the client's credentials are for the origin first asked for
-            for name in _CROSS_ORIGIN_DROPPED:
-                request.headers.pop(name, None)
-        _set_auth(request, hops)
-        if cross_origin:
-            return await client.send(request, stream=True, follow_redirects=False, auth=None)
-        return await client.send(request, stream=True, follow_redirects=False)
+        request, auth = _client_request(client, hops, deadline)
+        return await client.send(request, stream=True, follow_redirects=False, **auth)
     transport = own if own is not None else policy.async_transport
     assert transport is not None
-    request = httpx.Request(
-        "GET",
-        hops.wire_url(),
-        headers=hops.headers(),
-        extensions={"timeout": deadline.timeouts()},
-    )
-    _set_auth(request, hops)
+    request = _transport_request(hops, deadline)
     response = await transport.handle_async_request(request)
     response.request = request
     return response
