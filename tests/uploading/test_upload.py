@@ -419,3 +419,21 @@ def test_a_cache_that_cannot_store_does_not_lose_the_upload(server: UploadServer
     with pytest.warns(UserWarning, match="disk full"):
         out = mb.upload([message], "anthropic", _anthropic(server), cache=Full())
     assert _sources(out)[0].file_id == "file_0001"
+
+
+async def test_a_misspelt_keyword_is_a_type_error_naming_it() -> None:
+    """The options are one TypedDict (`UploadKeywords`); unknown ones are refused as Python
+    refuses any unknown keyword, before a block is read; an `Uploader` takes the same ones."""
+    message = mb.UserMessage(content=[mb.ImageBlock.from_bytes(make_png())])
+    with pytest.raises(TypeError, match=r"upload\(\) got an unexpected keyword argument 'bukket'"):
+        mb.upload([message], "bedrock", object(), bukket="b")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"aupload\(\) got an unexpected keyword argument 'waits'"):
+        await mb.aupload([message], "anthropic", object(), waits=3)  # type: ignore[call-arg]
+    from mediablocks.uploading import UploadKeywords
+
+    every = set(UploadKeywords.__annotations__)
+    assert "cache" in every
+    assert "concurrency" not in every
+    mb.Uploader(object(), options=dict.fromkeys(every - {"cache"}))  # each one is taken
+    with pytest.raises(mb.InvalidOptionError, match="cache"):
+        mb.Uploader(object(), options={"cache": None})  # the cache is the Uploader's own field

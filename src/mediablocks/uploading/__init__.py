@@ -21,10 +21,13 @@ to by id (audio for OpenAI, say) are left as they are. `list_uploads` and `delet
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from types import ModuleType
 from typing import Any
+
+from typing_extensions import TypedDict, Unpack
 
 from ..errors import InvalidOptionError, MediaBlocksError
 from ..fetching.policy import FetchPolicy, fetch_budget
@@ -37,7 +40,37 @@ from .cache import UploadCache
 from .lifecycle import delete_uploads, list_uploads
 from .stores import Target
 
-__all__ = ["Uploader", "aupload", "delete_uploads", "list_uploads", "upload"]
+__all__ = ["UploadKeywords", "Uploader", "aupload", "delete_uploads", "list_uploads", "upload"]
+
+
+class UploadKeywords(TypedDict, total=False):
+    """The keyword options of `upload` and `aupload`, written once (each is described on
+    `upload`; the defaults are `_DEFAULTS`)."""
+
+    min_bytes: int
+    cache: UploadCache | None
+    account: str | None
+    bucket: str | None
+    prefix: str
+    wait: float
+    policy: FetchPolicy | None
+    verify: bool
+    expires_in: float | timedelta | None
+    media_store: MediaStore | None
+
+
+_DEFAULTS: dict[str, Any] = {
+    "min_bytes": 0,
+    "cache": None,
+    "account": None,
+    "bucket": None,
+    "prefix": "",
+    "wait": 300.0,
+    "policy": None,
+    "verify": True,
+    "expires_in": None,
+    "media_store": None,
+}
 
 
 def _send_one(plan: Plan, pending: Pending) -> None:
@@ -71,17 +104,7 @@ def upload(
     messages: MessagesLike,
     provider: str,
     client: Any,
-    *,
-    min_bytes: int = 0,
-    cache: UploadCache | None = None,
-    account: str | None = None,
-    bucket: str | None = None,
-    prefix: str = "",
-    wait: float = 300.0,
-    policy: FetchPolicy | None = None,
-    verify: bool = True,
-    expires_in: float | timedelta | None = None,
-    media_store: MediaStore | None = None,
+    **options: Unpack[UploadKeywords],
 ) -> list[Message]:
     """New messages whose media live in ``provider``'s file store, referred to by id or URI.
 
@@ -89,6 +112,7 @@ def upload(
     ``anthropic.Anthropic`` (beta Files API), ``google.genai.Client`` (Files API), or a boto3 S3
     client for ``bedrock`` with ``bucket`` (and ``prefix``) naming where objects go.
 
+    The keyword options (`UploadKeywords`):
     ``min_bytes``: upload only blocks of at least this many bytes (0, the default: all).
     ``cache``: where references are remembered across calls (default: an in-memory cache kept
     with the ``client`` object, so the same client uploads the same bytes once while it lives).
@@ -109,21 +133,7 @@ def upload(
     An SDK error raises `UploadError` naming the block; a bad option `InvalidOptionError`.
     """
     with fetch_budget():  # one FetchPolicy.max_total_bytes for every URL this call reads
-        plan = _plan(
-            messages,
-            provider,
-            client,
-            min_bytes=min_bytes,
-            cache=cache,
-            account=account,
-            bucket=bucket,
-            prefix=prefix,
-            wait=wait,
-            policy=policy,
-            verify=verify,
-            expires_in=expires_in,
-            media_store=media_store,
-        )
+        plan = _plan(messages, provider, client, options, "upload")
         for pending in plan.to_verify:
             assert pending.reference is not None
             try:
@@ -143,17 +153,8 @@ async def aupload(
     provider: str,
     client: Any,
     *,
-    min_bytes: int = 0,
-    cache: UploadCache | None = None,
-    account: str | None = None,
-    bucket: str | None = None,
-    prefix: str = "",
-    wait: float = 300.0,
-    policy: FetchPolicy | None = None,
     concurrency: int = 4,
-    verify: bool = True,
-    expires_in: float | timedelta | None = None,
-    media_store: MediaStore | None = None,
+    **options: Unpack[UploadKeywords],
 ) -> list[Message]:
     """`upload` for asyncio: ``client`` is the SDK's async client (``AsyncOpenAI``,
     ``AsyncAnthropic``, a ``google.genai.Client`` whose ``.aio`` is used, or a boto3 S3 client
@@ -163,21 +164,7 @@ async def aupload(
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidOptionError(f"mb.aupload: concurrency must be >= 1, got {concurrency!r}")
     with fetch_budget():
-        plan = _plan(
-            messages,
-            provider,
-            client,
-            min_bytes=min_bytes,
-            cache=cache,
-            account=account,
-            bucket=bucket,
-            prefix=prefix,
-            wait=wait,
-            policy=policy,
-            verify=verify,
-            expires_in=expires_in,
-            media_store=media_store,
-        )
+        plan = _plan(messages, provider, client, options, "aupload")
         module: ModuleType = plan.module
         gate = asyncio.Semaphore(concurrency)
 
@@ -224,21 +211,20 @@ async def aupload(
 
 
 def _plan(
-    messages: MessagesLike,
-    provider: str,
-    client: Any,
-    *,
-    expires_in: float | timedelta | None,
-    bucket: str | None,
-    prefix: str,
-    wait: float,
-    **options: Any,
+    messages: MessagesLike, provider: str, client: Any, options: Mapping[str, Any], function: str
 ) -> Plan:
+    """The plan of one call, from its keywords; a keyword ``function`` does not take is the
+    `TypeError` Python raises for any unknown keyword argument."""
     from .stores import uploader_for
 
+    unknown = sorted(options.keys() - _DEFAULTS.keys())
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    chosen = {**_DEFAULTS, **options}
     name, module = uploader_for(provider)
-    seconds = check_expiry(expires_in, name, module)
-    return Plan(messages, provider, client, target=Target(bucket, prefix, wait, seconds), **options)
+    seconds = check_expiry(chosen.pop("expires_in"), name, module)
+    target = Target(chosen.pop("bucket"), chosen.pop("prefix"), chosen.pop("wait"), seconds)
+    return Plan(messages, provider, client, target=target, **chosen)
 
 
 @dataclass
@@ -264,14 +250,5 @@ class Uploader:
         return upload(messages, provider, self.client, cache=self.cache, **self.options)
 
 
-_UPLOAD_OPTIONS = {
-    "min_bytes",
-    "account",
-    "bucket",
-    "prefix",
-    "wait",
-    "policy",
-    "verify",
-    "expires_in",
-    "media_store",
-}
+_UPLOAD_OPTIONS = _DEFAULTS.keys() - {"cache"}
+"""The `upload` options an `Uploader` takes in ``options`` (its cache is its own field)."""
