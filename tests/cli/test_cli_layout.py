@@ -126,3 +126,18 @@ def test_the_shared_folder_is_a_prefix_of_every_row(paths: list[str], folder: st
     from mediablocks.cli.inspect import _common_folder
 
     assert _common_folder(paths) == folder
+
+
+def test_an_output_whose_format_changed_is_named_by_its_new_type() -> None:
+    """Every type preparation writes has one extension (`mime.names.OUTPUT_EXTENSIONS`): an AAC,
+    Opus or Ogg result used to keep its old name because the CLI's own table lacked them."""
+    from pathlib import PurePosixPath
+
+    from mediablocks.cli.prepare import output_name
+
+    voice = PurePosixPath("notes/voice.wav")
+    assert output_name(voice, "audio/wav", "audio/aac") == PurePosixPath("notes/voice.wav.aac")
+    assert output_name(voice, "audio/wav", "audio/opus") == PurePosixPath("notes/voice.wav.opus")
+    assert output_name(voice, "audio/wav", "audio/wav") == voice
+    photo = PurePosixPath("photo.heic")
+    assert output_name(photo, "image/heic", "image/jpeg") == PurePosixPath("photo.heic.jpg")

@@ -26,6 +26,7 @@ from ..blocks import Block, TextBlock
 from ..errors import DoesNotFitError
 from ..media import MediaBlock
 from ..messages import UserMessage
+from ..mime.names import OUTPUT_EXTENSIONS
 from ..preparing import prepare_with_report
 from ..providers import canonical_provider
 from ._conversion import conversion_options, part_label, plural
@@ -37,16 +38,6 @@ from ._wording import ItemError, for_shell
 
 __all__ = ["output_name", "run"]
 
-_EXTENSIONS = {
-    "image/jpeg": ".jpg",
-    "image/png": ".png",
-    "image/webp": ".webp",
-    "image/gif": ".gif",
-    "audio/wav": ".wav",
-    "audio/mpeg": ".mp3",
-    "audio/flac": ".flac",
-    "video/mp4": ".mp4",
-}
 
 TEXT_SEPARATOR = "\n\n"
 """Between two text blocks in ``<name>.txt``."""
@@ -56,9 +47,9 @@ REPORT = "report.json"
 
 def output_name(relative: PurePosixPath, before: str, after: str) -> PurePosixPath:
     """The same relative name; when the format changed, the new extension after the old one."""
-    if before == after or after not in _EXTENSIONS:
+    if before == after or after not in OUTPUT_EXTENSIONS:
         return relative
-    return relative.with_name(relative.name + _EXTENSIONS[after])
+    return relative.with_name(relative.name + OUTPUT_EXTENSIONS[after])
 
 
 class _Outputs:
@@ -104,7 +95,7 @@ def _numbered_names(
             continue
         seen[label] += 1
         number = str(seen[label]).zfill(len(str(totals[label])))
-        extension = _EXTENSIONS.get(part.mime_type, ".bin")
+        extension = OUTPUT_EXTENSIONS.get(part.mime_type, ".bin")
         names.append(relative.with_name(f"{relative.name}.{label}-{number}{extension}"))
     return names
 

@@ -210,3 +210,22 @@ def mime_kind(mime: str) -> Literal["image", "audio", "video", "file"]:
     if major == "video":
         return "video"
     return "file"
+
+
+# -- file names of what preparation writes ---------------------------------------------------------
+
+OUTPUT_EXTENSIONS: dict[str, str] = {
+    "image/jpeg": ".jpg",
+    "image/png": ".png",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+    "audio/mpeg": ".mp3",
+    "audio/wav": ".wav",
+    "audio/flac": ".flac",
+    "audio/aac": ".aac",
+    "audio/opus": ".opus",
+    "audio/ogg": ".ogg",
+    "video/mp4": ".mp4",
+}
+"""The file extension of each type `prepare` and the converters write, for renaming a block's
+file name (``photo.heic`` -> ``photo.jpg``) and naming the CLI's output files."""

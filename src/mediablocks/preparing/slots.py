@@ -13,21 +13,8 @@ from ..changes import Change
 from ..media import AudioBlock, ImageBlock, MediaBlock, VideoBlock
 from ..messages import Message
 from ..mime import mime_kind
+from ..mime.names import OUTPUT_EXTENSIONS
 from ..sources import BytesSource
-
-_EXTENSIONS = {
-    "image/jpeg": ".jpg",
-    "image/png": ".png",
-    "image/gif": ".gif",
-    "image/webp": ".webp",
-    "audio/mpeg": ".mp3",
-    "audio/wav": ".wav",
-    "audio/flac": ".flac",
-    "audio/aac": ".aac",
-    "audio/opus": ".opus",
-    "audio/ogg": ".ogg",
-    "video/mp4": ".mp4",
-}
 
 
 @dataclass
@@ -112,8 +99,8 @@ def _replaced(
     """A block of the same class over new bytes, keeping the caller's fields and notes (and
     noting in its metadata that ``provider``'s preparation made these ``changes``)."""
     filename = block.filename
-    if filename and mime != block.mime_type and mime in _EXTENSIONS:
-        filename = os.path.splitext(filename)[0] + _EXTENSIONS[mime]
+    if filename and mime != block.mime_type and mime in OUTPUT_EXTENSIONS:
+        filename = os.path.splitext(filename)[0] + OUTPUT_EXTENSIONS[mime]
     fresh = type(block).from_source(BytesSource(data=data), mime, filename, block.strict)
     note = {
         "provider": provider,

@@ -12,20 +12,10 @@ from ..convert._av import clock
 from ..convert.audio import AudioPiece
 from ..convert.video import SampledVideo
 from ..media import AudioBlock, ImageBlock, MediaBlock
+from ..mime.names import OUTPUT_EXTENSIONS
 from ..sources import BytesSource
 
 __all__ = ["audio_piece_blocks", "derived_block", "frame_blocks", "label_of"]
-
-_EXTENSIONS = {
-    "audio/mpeg": ".mp3",
-    "audio/wav": ".wav",
-    "audio/flac": ".flac",
-    "audio/aac": ".aac",
-    "audio/opus": ".opus",
-    "audio/ogg": ".ogg",
-    "video/mp4": ".mp4",
-    "image/jpeg": ".jpg",
-}
 
 
 def label_of(block: MediaBlock) -> str:
@@ -48,7 +38,7 @@ def derived_block(
     filename = None
     if source.filename:
         stem = os.path.splitext(source.filename)[0]
-        filename = stem + suffix + _EXTENSIONS.get(mime, "")
+        filename = stem + suffix + OUTPUT_EXTENSIONS.get(mime, "")
     block = kind.from_source(BytesSource(data=data), mime, filename, False)
     note = {"provider": provider, "changes": [str(change) for change in changes]}
     return block.model_copy(update={"metadata": {**source.metadata, "prepared": note}})
