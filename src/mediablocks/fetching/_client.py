@@ -1,20 +1,10 @@
 """The fetcher behind `mediablocks.fetching`: httpx and httpcore, imported on the first fetch.
 
-Every hop of a fetch, the first request and each redirect, goes through the address guard
-(`_addresses`): the scheme, the host lists, and every address the host resolves to. The fetcher then
-connects to one of exactly those addresses: its own httpcore network backend looks the host up in
-the addresses checked for this fetch and never resolves a name again, so there is no DNS-rebinding
-window. The Host header and TLS server name (SNI and certificate check) stay the URL's host name.
-
-While the body streams, the fetcher counts bytes (after gzip/deflate decoding, which it does itself,
-bounded) and stops at ``max_bytes``; a total deadline covers connecting, redirects and a slowly
-trickling body. Every failure is a `FetchError` (or a subclass): no httpx exception escapes.
-
-With an injected ``client`` or ``transport`` in the policy the guard, the redirect handling and
-the limits still apply, but that client does its own connecting: see docs/fetching.md.
-
-The deadline and the pinned httpcore backends live in `_fetch_pins`, the bounded body reading and
-gzip/deflate decoding in `_fetch_body`; this module holds the hops, the transports and the calls.
+What a fetch guarantees (every hop through the address guard, connections pinned to the checked
+addresses, bounded bodies, one deadline, only `FetchError`s) is told once, in the package's
+docstring. The deadline and the pinned httpcore backends live in `_pins`, the bounded body
+reading and gzip/deflate decoding in `_body`; this module holds the hops, the transports and the
+calls.
 """
 
 from __future__ import annotations
