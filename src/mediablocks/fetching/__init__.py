@@ -13,7 +13,7 @@ trickling body. Every failure is a `FetchError` (or a subclass): no httpx except
 With an injected ``client`` or ``transport`` in the policy the guard, the redirect handling and
 the limits still apply, but that client does its own connecting: see docs/fetching.md.
 
-This module holds the public names only; the machinery lives in ``_fetcher``, which imports httpx,
+This module holds the public names only; the machinery lives in ``_client``, which imports httpx,
 so ``import mediablocks`` does not pay for httpx until the first fetch.
 """
 
