@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from io import BytesIO
 from typing import Any, Literal
 
+from typing_extensions import TypedDict, Unpack
+
 from ..errors import DecodeError, InvalidOptionError
 from ._extract import (
     ExtractedText,
@@ -32,6 +34,7 @@ from .limits import DEFAULT_MAX_PAGES
 __all__ = [
     "DEFAULT_DPI",
     "PageImage",
+    "RenderKeywords",
     "RenderedPages",
     "page_count",
     "pdf_text",
@@ -109,35 +112,28 @@ def render_scale(
     return scale
 
 
-def render_pages(
-    data: bytes,
-    *,
-    what: str = "PDF",
-    first: int = 1,
-    max_pages: int = DEFAULT_MAX_PAGES,
-    dpi: float = DEFAULT_DPI,
-    max_side: int | None = None,
-    max_pixels: int | None = None,
-    image_format: Literal["jpeg", "png"] = "jpeg",
-) -> Iterator[PageImage]:
+class RenderKeywords(TypedDict, total=False):
+    """The keyword options of `render_pages`: those of `render_document`, written once."""
+
+    what: str
+    first: int
+    max_pages: int
+    dpi: float
+    max_side: int | None
+    max_pixels: int | None
+    image_format: Literal["jpeg", "png"]
+
+
+def render_pages(data: bytes, **options: Unpack[RenderKeywords]) -> Iterator[PageImage]:
     """Render pages ``first`` .. ``first + max_pages - 1`` one at a time, as JPEG or PNG.
 
     Each page is scaled to ``dpi`` and then down (never up past ``dpi``) to fit ``max_side``
     (default 2048 px) and ``max_pixels``. The pages are rendered in one conversion
-    (`render_document`) and then yielded. Raises `DecodeError` for a page or file that cannot be
-    rendered, `ConversionCrashedError` or `ConversionLimitError` for one that kills PDFium.
+    (`render_document`, which takes the same keywords and names their defaults) and then
+    yielded. Raises `DecodeError` for a page or file that cannot be rendered,
+    `ConversionCrashedError` or `ConversionLimitError` for one that kills PDFium.
     """
-    rendered = render_document(
-        data,
-        what=what,
-        first=first,
-        max_pages=max_pages,
-        dpi=dpi,
-        max_side=max_side,
-        max_pixels=max_pixels,
-        image_format=image_format,
-    )
-    yield from rendered.pages
+    yield from render_document(data, **options).pages
 
 
 def render_document(
