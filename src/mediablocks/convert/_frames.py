@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 from ..errors import DoesNotFitError, ImageBombError
 
-__all__ = ["Frame", "SampledVideo", "check_pixels", "fitted_size", "wanted_times"]
+__all__ = [
+    "Frame",
+    "FrameChoice",
+    "SampledVideo",
+    "check_pixels",
+    "fitted_size",
+    "wanted_times",
+]
 
 
 @dataclass(frozen=True)
@@ -19,6 +26,18 @@ class Frame:
     time: float
     width: int
     height: int
+
+
+@dataclass(frozen=True)
+class FrameChoice:
+    """Which frames `sample_frames` takes and how large (its keywords, handed to whichever
+    reader samples the file: PyAV, or Pillow for FLIC)."""
+
+    max_frames: int
+    interval: float | None
+    max_side: int
+    max_pixels: int | None
+    quality: int
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecodeError, ImageBombError, MediaBlocksError
-from ._frames import Frame, SampledVideo, check_pixels, fitted_size, wanted_times
+from ._frames import Frame, FrameChoice, SampledVideo, check_pixels, fitted_size, wanted_times
 
 if TYPE_CHECKING:
     from ._av import Deadline
@@ -33,29 +33,21 @@ def is_flic(data: bytes) -> bool:
 
 
 def sample_flic_frames(
-    data: bytes,
-    *,
-    what: str,
-    max_frames: int,
-    interval: float | None,
-    max_side: int,
-    max_pixels: int | None,
-    quality: int,
-    deadline: Deadline,
+    data: bytes, what: str, choice: FrameChoice, deadline: Deadline
 ) -> SampledVideo:
-    """Up to ``max_frames`` JPEG frames of a FLIC animation, as `sample_frames` gives them
+    """Up to ``choice.max_frames`` JPEG frames of a FLIC animation, as `sample_frames` gives them
     (a `SampledVideo` with codec ``flic``). Raises `ImageBombError` for frames over
     ``max_pixels``, `DecodeError` when not even the first frame decodes."""
     width, height = struct.unpack_from("<HH", data, 8)
-    check_pixels(width, height, max_pixels, what)
+    check_pixels(width, height, choice.max_pixels, what)
     image = _open(data, what)
     try:
         count = max(1, int(getattr(image, "n_frames", 1)))
         seconds = float(image.info.get("duration") or 0) / 1000 or _DEFAULT_FRAME_SECONDS
         duration = count * seconds
-        wanted = wanted_times(duration, max_frames, interval)
+        wanted = wanted_times(duration, choice.max_frames, choice.interval)
         picks = sorted({min(count - 1, int(t / seconds + 1e-6)) for t in wanted})
-        size = fitted_size(width, height, max_side)
+        size = fitted_size(width, height, choice.max_side)
         frames: list[Frame] = []
         current = 0
         for pick in picks:
@@ -65,7 +57,7 @@ def sample_flic_frames(
                     current += 1
                     image.seek(current)
                 deadline.check()
-                frames.append(_jpeg(image, pick * seconds, size, quality))
+                frames.append(_jpeg(image, pick * seconds, size, choice.quality))
             except MediaBlocksError:
                 raise
             except Exception as exc:  # a frame past a truncated or damaged point

@@ -21,7 +21,7 @@ from typing import Any
 from ..changes import DEFAULT_MAX_FRAMES, Change
 from ..errors import DecodeError, DoesNotFitError, MediaBlocksError
 from ._av import Deadline, decoding, import_av, open_input
-from ._frames import Frame, SampledVideo, check_pixels, fitted_size, wanted_times
+from ._frames import Frame, FrameChoice, SampledVideo, check_pixels, fitted_size, wanted_times
 from .flic import is_flic, sample_flic_frames
 
 __all__ = [
@@ -99,35 +99,19 @@ def sample_frames(
     animations are read with Pillow (`convert.flic`, same bounds): PyAV gives no frame of many.
     """
     deadline = deadline or Deadline(None, what)
+    choice = FrameChoice(max_frames, interval, max_side, max_pixels, quality)
     if is_flic(data):
         # PyAV's FLIC decoder gives no frame of many real files (Pillow's test file) and only the
         # first of others; Pillow reads them all. PyAV stays the fallback for what Pillow refuses.
         try:
-            return sample_flic_frames(
-                data,
-                what=what,
-                max_frames=max_frames,
-                interval=interval,
-                max_side=max_side,
-                max_pixels=max_pixels,
-                quality=quality,
-                deadline=deadline,
-            )
+            return sample_flic_frames(data, what, choice, deadline)
         except DecodeError:
             pass
-    return _sample_frames(data, what, max_frames, interval, max_side, max_pixels, quality, deadline)
+    return _sample_frames(data, what, choice, deadline)
 
 
-def _sample_frames(
-    data: bytes,
-    what: str,
-    max_frames: int,
-    interval: float | None,
-    max_side: int,
-    max_pixels: int | None,
-    quality: int,
-    deadline: Deadline,
-) -> SampledVideo:
+def _sample_frames(data: bytes, what: str, choice: FrameChoice, deadline: Deadline) -> SampledVideo:
+    max_pixels, quality = choice.max_pixels, choice.quality
     container = open_input(data, what)
     frames: list[Frame] = []
     with decoding(what), container:
@@ -137,8 +121,8 @@ def _sample_frames(
         stream.thread_type = "AUTO"
         duration = _duration(container, stream)
         start = _start(stream)
-        wanted = wanted_times(duration, max_frames, interval)
-        size = fitted_size(width, height, max_side)
+        wanted = wanted_times(duration, choice.max_frames, choice.interval)
+        size = fitted_size(width, height, choice.max_side)
         index = 0
         last_time = 0.0
         may_seek = True  # one seek per wanted frame at most: a far keyframe must not loop
