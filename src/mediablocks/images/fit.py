@@ -146,30 +146,9 @@ def fit_here(
     max_image_pixels: int | None,
     what: str,
 ) -> tuple[bytes, str, int, int, tuple[Change, ...]]:
-    """A worker's job: `fit_decoding_here`, as data (bytes, MIME type, size, changes)."""
-    fitted = fit_decoding_here(
-        data,
-        target,
-        strip_metadata=strip_metadata,
-        convert=convert,
-        max_image_pixels=max_image_pixels,
-        what=what,
-    )
-    return fitted.data, fitted.mime_type, fitted.width, fitted.height, fitted.changes
-
-
-def fit_decoding_here(
-    data: bytes,
-    target: ImageTarget,
-    *,
-    strip_metadata: bool,
-    convert: bool,
-    max_image_pixels: int | None,
-    what: str,
-) -> FittedImage:
-    """`fit_image` decoding every format Pillow reads (`WORKER_FORMATS`) in this process,
-    whatever it costs: what a worker process runs (`fit_here`), bounded by its
-    `ConversionLimits`. SVG, JPEG XL and PostScript are converted before this."""
+    """A worker's job: `fit_image` decoding every format Pillow reads (`WORKER_FORMATS`) in this
+    process, whatever it costs, bounded by the worker's `ConversionLimits`; the result as data
+    (bytes, MIME type, size, changes). SVG, JPEG XL and PostScript are converted before this."""
     with pillow_errors(what):
         from ..convert.raster import is_psd, psd_composite, psd_needs_composite
 
@@ -179,9 +158,10 @@ def fit_decoding_here(
                 raise UnsupportedBlockError(f"{what}: this PSD must be converted and convert=False")
             data = psd_composite(data, max_image_pixels, what)
             changes.append(Change("converted", "PSD (16-bit composite) -> PNG"))
-        return _fit(
+        fitted = _fit(
             data, target, strip_metadata, convert, max_image_pixels, what, changes, here=True
         )
+    return fitted.data, fitted.mime_type, fitted.width, fitted.height, fitted.changes
 
 
 def _fit(
