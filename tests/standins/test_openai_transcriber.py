@@ -130,3 +130,37 @@ def test_cache_key_names_endpoint_and_model(server: SpeechServer) -> None:
     assert server.url in one
     assert "whisper-1" in one
     assert one != two
+
+
+def test_a_client_made_from_the_environment_keeps_the_cache_key(
+    server: SpeechServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a client one is made from the environment on first use; the cache key must not
+    change then (it named the new client's URL after the first call, so a history prepared again
+    missed every transcript the first call cached)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    transcriber = OpenAITranscriber()
+    before = transcriber.cache_key
+    block = mb.AudioBlock.from_path(TESTDATA / "audio" / "pcm16.wav")
+    first = transcriber(block)
+    assert isinstance(first, mb.Transcript)
+    assert first.segments  # the local server answered the client made from the environment
+    assert transcriber.client() is transcriber.client()  # made once
+    assert transcriber.cache_key == before
+    cache = MemoryStandInCache()
+    prepared = mb.prepare(
+        [mb.UserMessage(content=[block])],
+        "anthropic",
+        transcriber=transcriber,
+        stand_in_cache=cache,
+    )
+    calls = len(server.received)
+    again = mb.prepare(
+        [mb.UserMessage(content=[block])],
+        "anthropic",
+        transcriber=transcriber,
+        stand_in_cache=cache,
+    )
+    assert len(server.received) == calls  # the second prepare found the cached transcript
+    assert again[0].content == prepared[0].content

@@ -10,7 +10,25 @@ from typing import Any
 
 from ..errors import MediaBlocksError, StandInError
 
-__all__ = ["call_stand_in", "stand_in_name"]
+__all__ = ["LazyClient", "call_stand_in", "stand_in_name"]
+
+
+class LazyClient:
+    """The SDK client a ready-made stand-in was given, or one ``make`` builds from the
+    environment on first use (once, however many threads ask). ``given`` stays what the caller
+    passed, so what is derived from it (a cache key) does not change once a client is made."""
+
+    def __init__(self, given: Any, make: Callable[[], Any]) -> None:
+        self.given = given
+        self._client = given
+        self._make = make
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = self._make()
+            return self._client
 
 
 def stand_in_name(function: Callable[..., Any]) -> str:

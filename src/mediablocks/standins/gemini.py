@@ -8,7 +8,6 @@ so the transcript is timed; the answer is read with the library's bounded JSON r
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from .._depth import loads
@@ -16,6 +15,7 @@ from ..errors import MediaBlocksError, StandInError
 from ..fetching.policy import FetchPolicy
 from ..media import AudioBlock
 from ..usage import Usage
+from ._calls import LazyClient
 from ._pieces import Piece, merge, pieces_for
 from .types import Transcript, TranscriptSegment
 
@@ -67,8 +67,7 @@ class GeminiTranscriber:
         overlap: float = 2.0,
         policy: FetchPolicy | None = None,
     ) -> None:
-        self._client = client
-        self._lock = threading.Lock()
+        self._client = LazyClient(client, _client_from_environment)
         self.model = model
         self.prompt = prompt
         self.max_bytes = max_bytes
@@ -82,16 +81,7 @@ class GeminiTranscriber:
 
     def client(self) -> Any:
         """The SDK client (made from the environment on first use when none was given)."""
-        with self._lock:
-            if self._client is None:
-                try:
-                    from google import genai
-                except ImportError:
-                    raise StandInError(
-                        "GeminiTranscriber needs google-genai: pip install google-genai"
-                    ) from None
-                self._client = genai.Client()
-            return self._client
+        return self._client.get()
 
     def __call__(self, block: AudioBlock) -> Transcript:
         """The transcript of ``block``."""
@@ -158,3 +148,13 @@ def _usage(response: Any) -> Usage | None:
     prompt = getattr(metadata, "prompt_token_count", None) or 0
     output = getattr(metadata, "candidates_token_count", None) or 0
     return Usage(input_tokens=int(prompt), output_tokens=int(output))
+
+
+def _client_from_environment() -> Any:
+    try:
+        from google import genai
+    except ImportError:
+        raise StandInError(
+            "GeminiTranscriber needs google-genai: pip install google-genai"
+        ) from None
+    return genai.Client()

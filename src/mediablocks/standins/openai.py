@@ -13,7 +13,6 @@ answer with text only (``json``), so their transcript is one block per piece.
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Awaitable
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..errors import MediaBlocksError, StandInError
 from ..fetching.policy import FetchPolicy
 from ..media import AudioBlock
 from ..usage import Usage
+from ._calls import LazyClient
 from ._pieces import Piece, merge, pieces_for
 from .types import Transcript, TranscriptSegment
 
@@ -71,8 +71,7 @@ class OpenAITranscriber:
         overlap: float = 2.0,
         policy: FetchPolicy | None = None,
     ) -> None:
-        self._client = client
-        self._lock = threading.Lock()
+        self._client = LazyClient(client, _client_from_environment)
         self.model = model
         self.language = language
         self.prompt = prompt
@@ -85,7 +84,7 @@ class OpenAITranscriber:
     @property
     def cache_key(self) -> str:
         """Names the endpoint, model and options: the stand-in cache keeps their answers apart."""
-        base = str(getattr(self._client, "base_url", "") or "openai")
+        base = str(getattr(self._client.given, "base_url", "") or "openai")
         return (
             f"openai-transcription|{base}|{self.model}|{self.language}|{self.prompt}|"
             f"{self.timestamps}"
@@ -93,16 +92,7 @@ class OpenAITranscriber:
 
     def client(self) -> Any:
         """The SDK client (made from the environment on first use when none was given)."""
-        with self._lock:
-            if self._client is None:
-                try:
-                    import openai
-                except ImportError:
-                    raise StandInError(
-                        "OpenAITranscriber needs the openai package: pip install openai"
-                    ) from None
-                self._client = openai.OpenAI()
-            return self._client
+        return self._client.get()
 
     def __call__(self, block: AudioBlock) -> Transcript | Awaitable[Transcript]:
         """The transcript of ``block`` (an awaitable of it with an async client)."""
@@ -215,3 +205,13 @@ def _usage(usage: Any) -> Usage | None:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _client_from_environment() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise StandInError(
+            "OpenAITranscriber needs the openai package: pip install openai"
+        ) from None
+    return openai.OpenAI()
