@@ -24,7 +24,14 @@ from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..fetching.policy import current_policy, decision_for
 from ..media import MediaBlock
-from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
+from ..messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    built_message,
+)
 from ..sources import FileIdSource, URLSource
 from ._options import EncodeOptions
 
@@ -191,8 +198,8 @@ def user_turns(blocks: list[Block]) -> list[Message]:
 
 def _user_run(blocks: list[Block]) -> Message:
     if blocks and isinstance(blocks[0], ToolResultBlock):
-        return ToolMessage(content=blocks)
-    return UserMessage(content=blocks)
+        return built_message(ToolMessage, blocks)
+    return built_message(UserMessage, blocks)
 
 
 def blocks_from_content(

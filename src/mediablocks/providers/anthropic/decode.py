@@ -16,6 +16,7 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    text_block,
 )
 from ...errors import DecodeError, MediaBlocksError
 from ...media import FileBlock, ImageBlock, MediaBlock, sanitize_filename
@@ -24,6 +25,7 @@ from ...messages import (
     Message,
     SystemMessage,
     Usage,
+    built_message,
 )
 from .._common import (
     dumped,
@@ -59,7 +61,7 @@ def _text_from_anthropic(part: dict[str, Any], where: str) -> TextBlock:
     citations = part.get("citations") or []
     if not isinstance(citations, list) or not all(isinstance(c, dict) for c in citations):
         raise DecodeError(f"{where}: text block citations are not a list of objects")
-    return TextBlock(text=text, annotations=citations, provider_data=_stored(part, _TEXT_KEYS))
+    return text_block(text, citations, _stored(part, _TEXT_KEYS))
 
 
 def _stored(part: dict[str, Any], known: frozenset[str]) -> dict[str, dict[str, Any]]:
@@ -277,6 +279,8 @@ def _request_from_anthropic(data: dict[str, Any]) -> list[Message]:
 
 def _plain(value: Any) -> Any:
     """A dict for an SDK object, keeping the fields the API sent (nulls included)."""
+    if isinstance(value, (dict, list, str)):  # already plain: most calls, so no dump set up
+        return value
     return dumped(value, mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -354,10 +358,8 @@ def _messages_from_anthropic(items: Any) -> list[Message]:
 
 
 def _assistant_from_anthropic(content: Any, where: str, names: dict[str, str]) -> AssistantMessage:
-    return AssistantMessage(
-        content=_blocks_from_anthropic(_content_list(content, where), where, names),
-        provider=PROVIDER,
-    )
+    blocks = _blocks_from_anthropic(_content_list(content, where), where, names)
+    return built_message(AssistantMessage, blocks, provider=PROVIDER)
 
 
 def _user_from_anthropic(content: Any, where: str, names: dict[str, str]) -> list[Message]:
