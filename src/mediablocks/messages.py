@@ -561,13 +561,22 @@ def built_message(
     string field as it is: those are taken straight. Anything else (another class, a field not
     in `_PLAIN_FIELDS`, a value not an exact ``str`` or None) is validated as usual.
     """
-    plain = all(
-        name in _PLAIN_FIELDS and name in cls.model_fields and (type(value) is str or value is None)
-        for name, value in fields.items()
-    )
-    if plain and all(type(block) in _BLOCK_CLASSES for block in content):
+    if _BLOCK_CLASSES.issuperset(map(type, content)) and _plain_fields(cls, fields):
         return assembled(cls, {"content": BlockTuple(content), **fields})
     return cls(content=content, **fields)
+
+
+def _plain_fields(cls: type[_MessageBase], fields: dict[str, str | None]) -> bool:
+    plain = _plain_fields_of(cls)
+    for name, value in fields.items():
+        if name not in plain or (value is not None and type(value) is not str):
+            return False
+    return True
+
+
+@functools.cache
+def _plain_fields_of(cls: type[_MessageBase]) -> frozenset[str]:
+    return _PLAIN_FIELDS & cls.model_fields.keys()
 
 
 def sent_content(message: Any) -> Sequence[Any]:
