@@ -235,10 +235,13 @@ def _decode(payload: Any, provider: str) -> list[Message]:
 
 def _nothing_recognised(messages: list[Message], payload: Any) -> bool:
     """True when a payload with content decoded to raw blocks only (or to nothing)."""
-    blocks = [block for message in messages for block in message.content]
-    if not blocks:
-        return bool(payload)
-    return all(isinstance(block, RawBlock) for block in blocks)
+    any_block = False
+    for message in messages:
+        for block in message.content:
+            if not isinstance(block, RawBlock):
+                return False  # the first recognised block answers: no list of them all
+            any_block = True
+    return any_block or bool(payload)
 
 
 def _raise_if_other_envelope(entry: Any, payload: Any) -> None:
