@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ._frozen import EMPTY, FROZEN, freeze_json, refreeze
 
 _B = TypeVar("_B", bound="BlockBase")
+_T = TypeVar("_T", bound=BaseModel)
 
 
 class BlockBase(BaseModel):
@@ -70,3 +72,51 @@ def summarize_validation_error(exc: ValidationError, limit: int = 3) -> str:
     if more > 0:
         parts.append(f"and {more} more")
     return "; ".join(parts)
+
+
+@functools.cache
+def _field_defaults(
+    cls: type[BaseModel],
+) -> tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]:
+    """``cls``'s fields in order, with their defaults (None where a factory makes one), and the
+    factories. Only for models validation sets up through ``__dict__`` alone, with defaults it
+    stores as they are (immutable ones)."""
+    if cls.__private_attributes__ or cls.model_post_init is not BaseModel.model_post_init:
+        raise TypeError(f"{cls.__name__} needs its validation to be set up")
+    static: dict[str, Any] = {}
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    for name, info in cls.model_fields.items():
+        if info.default_factory is not None:
+            static[name] = None
+            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+            continue
+        if getattr(info.default, "__hash__", None) is None:  # pydantic copies a mutable default
+            raise TypeError(f"{cls.__name__}.{name} has a mutable default: validate it")
+        static[name] = info.default
+    return static, tuple(factories)
+
+
+_set = object.__setattr__
+
+
+def assembled(cls: type[_T], given: dict[str, Any]) -> _T:
+    """The model ``cls(**given)`` would build, without validating ``given`` again.
+
+    Only for values this package's own code has just made and checked, each already exactly what
+    validation would store (an exact ``str``, a frozen container, a block instance) and for
+    models with no model validator that would change them: a decoder's text and messages, which
+    number in the thousands in a long history. Never for input from outside. The fields given
+    are the model's set fields, as with validation; the others take their defaults.
+    """
+    static, factories = _field_defaults(cls)
+    values = static.copy()
+    for name, make in factories:
+        if name not in given:
+            values[name] = make()
+    values.update(given)
+    model = cls.__new__(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(given))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model

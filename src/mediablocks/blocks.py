@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, overload
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from ._base import BlockBase, summarize_validation_error
+from ._base import BlockBase, assembled, summarize_validation_error
 from ._frozen import EMPTY, EMPTY_LIST, FROZEN
 from ._loading import freeze_loaded
 from .errors import DecodeError
@@ -57,6 +57,28 @@ class TextBlock(BlockBase):
     type: Literal["text"] = "text"
     text: str
     annotations: Annotated[list[dict[str, Any]], FROZEN] = Field(default_factory=lambda: EMPTY_LIST)
+
+
+def text_block(
+    text: str,
+    annotations: list[dict[str, Any]] | None = None,
+    provider_data: dict[str, dict[str, Any]] | None = None,
+) -> TextBlock:
+    """``TextBlock(text=text, annotations=..., provider_data=...)``, a field given as None left
+    unset: the same block, made without validation when there is nothing to check (an exact
+    ``str`` and empty containers), as for most text a decoder reads."""
+    given: dict[str, Any] = {"text": text}
+    if annotations is not None:
+        given["annotations"] = annotations
+    if provider_data is not None:
+        given["provider_data"] = provider_data
+    if type(text) is not str or annotations or provider_data:
+        return TextBlock(**given)
+    if annotations is not None:
+        given["annotations"] = EMPTY_LIST  # what validation stores for an empty list
+    if provider_data is not None:
+        given["provider_data"] = EMPTY
+    return assembled(TextBlock, given)
 
 
 class ThinkingBlock(BlockBase):

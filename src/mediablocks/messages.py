@@ -47,10 +47,12 @@ from pydantic import (
 )
 from pydantic_core import core_schema
 
+from ._base import assembled
 from ._frozen import (
     EMPTY,
     EMPTY_BLOCKS,
     FROZEN,
+    BlockTuple,
     freeze_blocks,
     freeze_json,
     refreeze,
@@ -59,13 +61,14 @@ from .blocks import (
     Block,
     ContentBlock,
     MediaList,
+    RawBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
     _blocks_adapter,
 )
-from .media import AudioBlock, ImageBlock, MediaBlock
+from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 from .media_input import media_block
 from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage
@@ -528,6 +531,52 @@ class CompactionSummaryMessage(_MessageBase):
             timestamp=self.timestamp,
             content=f"Summary of the earlier conversation:\n{self.summary}",
         )
+
+
+_BLOCK_CLASSES = frozenset(
+    {
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+        ImageBlock,
+        AudioBlock,
+        VideoBlock,
+        FileBlock,
+        RawBlock,
+    }
+)
+_PLAIN_FIELDS = frozenset({"name", "model", "provider", "response_id"})
+"""The ``str | None`` fields validation stores as given (an assistant's stop reasons are not
+among them: its model validator normalises them)."""
+
+
+def built_message(
+    cls: type[_MessageT], content: Sequence[Block], **fields: str | None
+) -> _MessageT:
+    """``cls(content=content, **fields)``, the same message (set fields included) made without
+    validating again blocks a decoder has just built: a long history holds thousands of messages.
+
+    Validation stores blocks of the block classes as they are, in a `BlockTuple`, and a plain
+    string field as it is: those are taken straight. Anything else (another class, a field not
+    in `_PLAIN_FIELDS`, a value not an exact ``str`` or None) is validated as usual.
+    """
+    if _BLOCK_CLASSES.issuperset(map(type, content)) and _plain_fields(cls, fields):
+        return assembled(cls, {"content": BlockTuple(content), **fields})
+    return cls(content=content, **fields)
+
+
+def _plain_fields(cls: type[_MessageBase], fields: dict[str, str | None]) -> bool:
+    plain = _plain_fields_of(cls)
+    for name, value in fields.items():
+        if name not in plain or (value is not None and type(value) is not str):
+            return False
+    return True
+
+
+@functools.cache
+def _plain_fields_of(cls: type[_MessageBase]) -> frozenset[str]:
+    return _PLAIN_FIELDS & cls.model_fields.keys()
 
 
 def sent_content(message: Any) -> Sequence[Any]:

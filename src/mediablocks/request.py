@@ -30,13 +30,13 @@ from .fetching.policy import FetchPolicy
 from .media import MediaBlock
 from .message_input import MessagesLike, as_messages
 from .messages import AssistantMessage, Message
-from .providers._common import malformed_field
 from .providers._model_media import check_model_media
 from .providers._options import EncodeOptions
 from .providers._portable import portable_extra
 from .providers._report import EncodeReport, drop_or_raise
 from .providers._schema import portable_schema
 from .providers._tool_order import mark_tool_order, rekeyed, restore_tool_order
+from .providers._wire_check import malformed_field
 from .providers.registry import canonical_provider, provider_entry, request_module
 from .settings import Settings
 from .sources import FileIdSource, URLSource

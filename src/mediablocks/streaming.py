@@ -33,9 +33,10 @@ from ._stream_sniff import family_of_event, family_of_folder, suggested_provider
 from .blocks import ContentBlock, ToolCallBlock, ToolResultBlock
 from .errors import DecodeError, MediaBlocksError, ToolResultMismatchError
 from .messages import AssistantMessage, Message, ToolMessage
-from .providers._common import as_dict, malformed_field
+from .providers._common import as_dict
 from .providers._fold import END, Folder
 from .providers._options import canonical_provider
+from .providers._wire_check import malformed_field
 from .providers.registry import provider_entry
 from .stop_reasons import normalize_stop_reason
 

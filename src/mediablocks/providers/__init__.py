@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._depth import check_depth, loads
+from .._depth import loads
 from ..blocks import RawBlock
 from ..errors import DecodeError, MediaBlocksError, UnknownProviderError
 from ..fetching.policy import FetchPolicy
@@ -24,7 +24,7 @@ from ..sources._trust import loading
 from ..stop_reasons import STOP_REASONS, normalize_stop_reason
 from ..usage import Prices
 from . import _sniff
-from ._common import as_dict, malformed_field, wrong_typed_field
+from ._common import as_dict
 from ._options import (
     ALIASES,
     PROVIDERS,
@@ -45,6 +45,7 @@ from ._typed import (
     OpenAIChatFields,
     OpenAIResponsesFields,
 )
+from ._wire_check import check_payload, malformed_field, wrong_typed_field
 from .registry import REGISTRY, Provider, provider_entry
 
 __all__ = [
@@ -205,12 +206,12 @@ def _decode(payload: Any, provider: str) -> list[Message]:
     if isinstance(payload, (str, bytes, bytearray, memoryview)):
         text = payload if isinstance(payload, str) else bytes(payload)
         payload = loads(text, f"{entry.name} payload", "is not JSON")
+        if isinstance(payload, (dict, list)):
+            wrong = wrong_typed_field(payload)
+            if wrong is not None:
+                raise DecodeError(f"{entry.name} payload: {wrong}")
     else:
-        check_depth(payload, f"{entry.name} payload")
-    if isinstance(payload, (dict, list)):
-        wrong = wrong_typed_field(payload)
-        if wrong is not None:
-            raise DecodeError(f"{entry.name} payload: {wrong}")
+        check_payload(payload, f"{entry.name} payload")
     try:
         messages = decoder(payload)
     except MediaBlocksError as exc:
@@ -234,10 +235,13 @@ def _decode(payload: Any, provider: str) -> list[Message]:
 
 def _nothing_recognised(messages: list[Message], payload: Any) -> bool:
     """True when a payload with content decoded to raw blocks only (or to nothing)."""
-    blocks = [block for message in messages for block in message.content]
-    if not blocks:
-        return bool(payload)
-    return all(isinstance(block, RawBlock) for block in blocks)
+    any_block = False
+    for message in messages:
+        for block in message.content:
+            if not isinstance(block, RawBlock):
+                return False  # the first recognised block answers: no list of them all
+            any_block = True
+    return any_block or bool(payload)
 
 
 def _raise_if_other_envelope(entry: Any, payload: Any) -> None:

@@ -54,6 +54,7 @@ NOTHING_SAID: Part = {"role": "assistant", "content": ""}
 """An assistant message left with nothing to send: not sent, as for every provider."""
 
 _MOVES = "tool_result_media='user_message' moves the media into a user message"
+_TEXT_KEYS = frozenset({"type", "text"})
 
 
 @dataclass
@@ -263,7 +264,7 @@ class ChatEncoder:
         """A lone plain text part goes out as a string (the form every chat model takes)."""
         if not parts:
             return ""
-        if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
+        if len(parts) == 1 and parts[0].get("type") == "text" and parts[0].keys() == _TEXT_KEYS:
             text: str = parts[0]["text"]
             return text
         return parts

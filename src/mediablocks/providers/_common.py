@@ -24,7 +24,14 @@ from ..datauri import b64decode, b64encode, is_data_uri
 from ..errors import DecodeError, MediaBlocksError, UnsupportedBlockError
 from ..fetching.policy import current_policy, decision_for
 from ..media import MediaBlock
-from ..messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
+from ..messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    built_message,
+)
 from ..sources import FileIdSource, URLSource
 from ._options import EncodeOptions
 
@@ -191,8 +198,8 @@ def user_turns(blocks: list[Block]) -> list[Message]:
 
 def _user_run(blocks: list[Block]) -> Message:
     if blocks and isinstance(blocks[0], ToolResultBlock):
-        return ToolMessage(content=blocks)
-    return UserMessage(content=blocks)
+        return built_message(ToolMessage, blocks)
+    return built_message(UserMessage, blocks)
 
 
 def blocks_from_content(
@@ -448,95 +455,6 @@ def dumped(value: Any, **dump: Any) -> Any:
         except TypeError:
             return as_dict(value)
     return as_dict(value)
-
-
-_FREE_FORM = frozenset(
-    {
-        "input",
-        "args",
-        "arguments",
-        "parameters",
-        "input_schema",
-        "schema",
-        "provider_data",
-        "json",
-        "tools",
-        "tool_choice",
-        "toolConfig",
-        "tool_config",
-        "response_format",
-        "text",
-        "format",
-        "generationConfig",
-        "generation_config",
-        "config",
-        "metadata",
-        "structuredContent",
-        "structured_content",
-    }
-)
-"""Keys whose values are the caller's own JSON or request settings (tool arguments, schemas,
-response formats): any shape is valid there, so the type check does not look inside."""
-_TYPED_KEYS = ("type", "role")
-_DIAGNOSIS_BUDGET = 100_000
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return f"a {type(value).__name__}"
-
-
-def malformed_field(payload: Any) -> str:
-    """`wrong_typed_field`, or a general sentence when it finds none."""
-    return wrong_typed_field(payload) or "a field has a JSON type the format does not allow"
-
-
-def wrong_typed_field(payload: Any) -> str | None:
-    """Where a payload has a ``type`` or ``role`` that is not a string (a list, an object...).
-
-    Breadth-first, over at most a bounded number of values, skipping the caller's own JSON (tool
-    arguments, schemas); the answer reads ``messages[3].content[0].type is a list, not a string``,
-    or None when every one is a string.
-    """
-    # Each entry: a value, the entry it sits in, and its key or index there. Paths are spelled
-    # only for the one field reported, not for every value visited.
-    queue: list[tuple[Any, int, str | int]] = [(as_dict(payload), -1, "")]
-    for at, (node, _, _) in enumerate(queue):
-        if len(queue) > _DIAGNOSIS_BUDGET:
-            break
-        if isinstance(node, dict):
-            for key in _TYPED_KEYS:
-                value = node.get(key)
-                if key in node and value is not None and not isinstance(value, str):
-                    return f"{_path(queue, at, key)} is {_json_type(value)}, not a string"
-            for key, value in node.items():
-                if key not in _FREE_FORM and isinstance(value, (dict, list)):
-                    queue.append((value, at, str(key)))
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                if isinstance(value, (dict, list)):
-                    queue.append((value, at, index))
-    return None
-
-
-def _path(queue: list[tuple[Any, int, str | int]], at: int, key: str) -> str:
-    """``messages[3].content[0].type``: the path of ``key`` in the entry at ``at``."""
-    steps: list[str | int] = [key]
-    while at > 0:
-        _, parent, step = queue[at]
-        steps.append(step)
-        at = parent
-    path = ""
-    for step in reversed(steps):
-        path += f"[{step}]" if isinstance(step, int) else (f".{step}" if path else step)
-    return path
 
 
 def strict_b64decode(text: str, what: str) -> bytes:

@@ -16,6 +16,7 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    text_block,
 )
 from ...errors import DecodeError, MediaBlocksError
 from ...media import FileBlock, ImageBlock, MediaBlock, sanitize_filename
@@ -24,6 +25,7 @@ from ...messages import (
     Message,
     SystemMessage,
     Usage,
+    built_message,
 )
 from .._common import (
     dumped,
@@ -44,12 +46,15 @@ _M = TypeVar("_M", bound=MediaBlock)
 # The keys of each block type that mediablocks models; every other key is kept verbatim in
 # ``provider_data["anthropic"]`` and sent back out with the block.
 _TEXT_KEYS = frozenset({"type", "text", "citations"})
+_PLAIN_TEXT_KEYS = frozenset({"type", "text"})
 _IMAGE_KEYS = frozenset({"type", "source"})
 _DOCUMENT_KEYS = frozenset({"type", "source", "title"})
 _THINKING_KEYS = frozenset({"type", "thinking", "signature"})
 _REDACTED_KEYS = frozenset({"type", "data"})
 _TOOL_USE_KEYS = frozenset({"type", "id", "name", "input"})
 _TOOL_RESULT_KEYS = frozenset({"type", "tool_use_id", "content", "is_error"})
+_MESSAGE_OBJECT = "a message object"
+_BLOCK_OBJECT = "a content block object"
 
 
 def _text_from_anthropic(part: dict[str, Any], where: str) -> TextBlock:
@@ -57,13 +62,17 @@ def _text_from_anthropic(part: dict[str, Any], where: str) -> TextBlock:
     if not isinstance(text, str):
         raise DecodeError(f"{where}: text block has no text string")
     citations = part.get("citations") or []
-    if not isinstance(citations, list) or not all(isinstance(c, dict) for c in citations):
+    if citations and (
+        not isinstance(citations, list) or not all(isinstance(c, dict) for c in citations)
+    ):
         raise DecodeError(f"{where}: text block citations are not a list of objects")
-    return TextBlock(text=text, annotations=citations, provider_data=_stored(part, _TEXT_KEYS))
+    return text_block(text, citations, _stored(part, _TEXT_KEYS))
 
 
 def _stored(part: dict[str, Any], known: frozenset[str]) -> dict[str, dict[str, Any]]:
     """``provider_data`` holding the part's unmodelled fields (empty when there are none)."""
+    if part.keys() <= known:
+        return {}
     extras = {key: value for key, value in part.items() if key not in known}
     return {PROVIDER: extras} if extras else {}
 
@@ -277,6 +286,8 @@ def _request_from_anthropic(data: dict[str, Any]) -> list[Message]:
 
 def _plain(value: Any) -> Any:
     """A dict for an SDK object, keeping the fields the API sent (nulls included)."""
+    if isinstance(value, (dict, list, str)):  # already plain: most calls, so no dump set up
+        return value
     return dumped(value, mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -338,11 +349,13 @@ def _messages_from_anthropic(items: Any) -> list[Message]:
     names: dict[str, str] = {}  # tool name by call id, for the results that answer them
     for position, raw in enumerate(items):
         where = f"Anthropic message {position}"
-        item = wire_object(raw, where, "a message object", _plain)
+        item = raw if isinstance(raw, dict) else wire_object(raw, where, _MESSAGE_OBJECT, _plain)
         role = item.get("role")
         if role == "assistant":
             message = _assistant_from_anthropic(item.get("content"), where, names)
-            names.update({call.id: call.name for call in message.tool_calls})
+            for block in message.content:
+                if isinstance(block, ToolCallBlock):
+                    names[block.id] = block.name
             out.append(message)
         elif role == "user":
             out.extend(_user_from_anthropic(item.get("content"), where, names))
@@ -354,10 +367,8 @@ def _messages_from_anthropic(items: Any) -> list[Message]:
 
 
 def _assistant_from_anthropic(content: Any, where: str, names: dict[str, str]) -> AssistantMessage:
-    return AssistantMessage(
-        content=_blocks_from_anthropic(_content_list(content, where), where, names),
-        provider=PROVIDER,
-    )
+    blocks = _blocks_from_anthropic(_content_list(content, where), where, names)
+    return built_message(AssistantMessage, blocks, provider=PROVIDER)
 
 
 def _user_from_anthropic(content: Any, where: str, names: dict[str, str]) -> list[Message]:
@@ -377,14 +388,22 @@ def _content_list(content: Any, where: str) -> list[Any]:
 
 
 def _blocks_from_anthropic(items: list[Any], where: str, names: dict[str, str]) -> list[Block]:
-    return [
-        _part_from_anthropic(item, f"{where}, block {number}", names)
-        for number, item in enumerate(items)
-    ]
+    blocks: list[Block] = []
+    for number, item in enumerate(items):
+        if (
+            type(item) is dict
+            and item.keys() == _PLAIN_TEXT_KEYS
+            and item["type"] == "text"
+            and type(item["text"]) is str
+        ):  # most parts: text and nothing beside it, so nothing to check or keep
+            blocks.append(text_block(item["text"], [], {}))
+        else:
+            blocks.append(_part_from_anthropic(item, f"{where}, block {number}", names))
+    return blocks
 
 
 def _part_from_anthropic(raw: Any, where: str, names: dict[str, str]) -> Block:
-    part = wire_object(raw, where, "a content block object", _plain)
+    part = raw if isinstance(raw, dict) else wire_object(raw, where, _BLOCK_OBJECT, _plain)
     kind = part.get("type")
     if kind == "text":
         return _text_from_anthropic(part, where)

@@ -160,7 +160,9 @@ class _Encoder(ChatEncoder):
             # (DeepSeek and Z.ai require it after tool calls in thinking mode)
             before = out.get(field)
             out[field] = f"{before}{block.thinking}" if before else block.thinking
-        elif isinstance(block, TextBlock) and _refusal_form(block) == "field":
+        elif (
+            isinstance(block, TextBlock) and block.provider_data and _refusal_form(block) == "field"
+        ):
             self.refusals.append(block.text)
         elif isinstance(block, AudioBlock):
             if "audio" in out:
@@ -200,6 +202,8 @@ class _Encoder(ChatEncoder):
     # -- parts ------------------------------------------------------------------------------
 
     def text_part(self, block: TextBlock) -> dict[str, Any]:
+        if not block.provider_data:  # most text: no refusal, no extra keys to send back
+            return {"type": "text", "text": block.text}
         if _refusal_form(block) == "part":
             return {**_extra(block), "type": "refusal", "refusal": block.text}
         return {**_extra(block), "type": "text", "text": block.text}
