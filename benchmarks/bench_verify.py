@@ -23,7 +23,11 @@ runs on the same recording, made here with PyAV (a 440 Hz tone with a little noi
 
 Goal (issue 30): ``check in worker`` within 2x of ``headers``, however long the recording.
 Every timed call starts after `gc.collect()` and the cases are interleaved (`_common.measure`),
-so each runs with cold caches, as it does inside `prepare`.
+so each runs with cold caches, as it does inside `prepare`. Two figures per case: ``time``,
+the wall time (the caller waits for its worker, so the worker's time is in it, and so is any
+wait for a core on a loaded machine), and ``cpu``, the CPU seconds counted as `prepare` counts a
+block's (this thread's plus what the worker reports for the job, `Budget.spent_cpu`), which a
+loaded machine does not inflate.
 
 Run from the repository root: ``python benchmarks/bench_verify.py [--rounds N] [--src TREE/src]``
 (``--src``: measure another checkout with this script).
@@ -33,8 +37,11 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gc
 import io
 import os
+import random
+import statistics
 import sys
 from collections.abc import Sequence
 
@@ -127,16 +134,47 @@ def main(argv: Sequence[str] | None = None) -> None:
             ),
         ]
         measure(cases, args.rounds)
-        floor = median(cases[0])
-        for case in cases:
+        cpu = _cpu_times(cases, args.rounds)
+        floor, cpu_floor = median(cases[0]), statistics.median(cpu[0])
+        for case, spent in zip(cases, cpu, strict=True):
             if case.error:
-                rows.append([name, case.name, "error", case.error[:60]])
+                rows.append([name, case.name, "error", case.error[:60], "", ""])
                 continue
             rows.append(
-                [name, case.name, milliseconds(median(case)), f"{median(case) / floor:.2f}x"]
+                [
+                    name,
+                    case.name,
+                    milliseconds(median(case)),
+                    f"{median(case) / floor:.2f}x",
+                    milliseconds(statistics.median(spent)),
+                    f"{statistics.median(spent) / cpu_floor:.2f}x",
+                ]
             )
     print(f"median of {args.rounds} interleaved rounds; sizes: {sizes}")
-    print(table(["recording", "case", "time", "vs headers"], rows))
+    headers = ["recording", "case", "time", "vs headers", "cpu", "cpu vs headers"]
+    print(table(headers, rows))
+
+
+def _cpu_times(cases: Sequence[Case], rounds: int) -> list[list[float]]:
+    """CPU seconds of each run of each case, counted as `prepare` counts a block's: this
+    thread's CPU plus what the worker jobs report (a `Budget`'s ``spent_cpu``), in interleaved
+    rounds of their own (after `gc.collect()`, as the timed runs). What the machine's load
+    makes the caller wait for a core is in the wall time above, not here."""
+    from mediablocks.convert.budget import Budget, use_budget
+
+    spent: list[list[float]] = [[] for _ in cases]
+    order = [index for index, case in enumerate(cases) if case.error is None]
+    shuffle = random.Random(2025).shuffle
+    for _ in range(rounds):
+        shuffle(order)
+        for index in order:
+            argument = cases[index].setup()
+            gc.collect()
+            budget = Budget(None, cpu_seconds=None)
+            with use_budget(budget):
+                cases[index].run(argument)
+            spent[index].append(budget.spent_cpu())
+    return [values or [float("nan")] for values in spent]
 
 
 if __name__ == "__main__":
