@@ -1,21 +1,33 @@
 """What the decode check on audio sent untouched costs, against reading the file's headers.
 
 `prepare` refuses audio its own decoders cannot open (`mediablocks.convert.verify`). The check
-opens the container and decodes the first packets; ``full=True`` decodes every frame. Each case
+opens the container and decodes the first frame; ``full=True`` decodes every frame. Each case
 runs on the same recording, made here with PyAV (a 440 Hz tone with a little noise):
 
-- ``headers``: PyAV opening the container and reading its streams, the baseline;
+- ``headers``: PyAV opening the container and reading its streams (``av.open`` with its
+  defaults: probing, then FFmpeg reading packets for the streams' parameters), **in this
+  process**: the baseline. It runs no worker, so every ratio below against it includes what
+  isolation costs (the check must run in a worker: docs/isolation.md);
 - ``probe``: `mb.probe_bytes` (mediablocks' own header reader: duration, codec);
 - ``base64``: the base64 text `encode` must make anyway (the floor of sending it);
-- ``check``: `check_audio_decodes` in-process (the default: the first packets);
+- ``check``: `check_audio_decodes` in-process (the default: the container and the first frame);
 - ``check full``: `check_audio_decodes(..., full=True)` in-process (every frame);
 - ``check in worker``: the default check in a conversion worker as `prepare` runs it
   (`run_check`: a window of a long file, not all of it; on a tree without it, `run_isolated`
-  over the whole file, as `prepare` ran it there);
+  over the whole file, as `prepare` ran it there). The goal's case. Wall time: the caller waits
+  for the worker, so the worker's CPU is in it;
+- ``worker round trip``: a job that does nothing (`_jobs.reply(0)`) in the same pool: what any
+  check run in a worker costs before it reads a byte;
 - ``whole file in worker``: `run_isolated` sending the whole file to the check (what shipping
   the bytes costs).
 
-Goal (issue 30): the check within 2x of reading the headers, however long the recording.
+Goal (issue 30): ``check in worker`` within 2x of ``headers``, however long the recording.
+Every timed call starts after `gc.collect()` and the cases are interleaved (`_common.measure`),
+so each runs with cold caches, as it does inside `prepare`. Two figures per case: ``time``,
+the wall time (the caller waits for its worker, so the worker's time is in it, and so is any
+wait for a core on a loaded machine), and ``cpu``, the CPU seconds counted as `prepare` counts a
+block's (this thread's plus what the worker reports for the job, `Budget.spent_cpu`), which a
+loaded machine does not inflate.
 
 Run from the repository root: ``python benchmarks/bench_verify.py [--rounds N] [--src TREE/src]``
 (``--src``: measure another checkout with this script).
@@ -25,8 +37,11 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gc
 import io
 import os
+import random
+import statistics
 import sys
 from collections.abc import Sequence
 
@@ -85,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.path.insert(0, args.src)
 
     import mediablocks as mb
-    from mediablocks.convert import verify
+    from mediablocks.convert import _jobs, verify
     from mediablocks.convert.isolation import run_isolated
     from mediablocks.convert.verify import check_audio_decodes
 
@@ -111,6 +126,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 lambda data=data: data,
             ),
             Case("check in worker", as_prepare_runs_it, lambda data=data: data),
+            Case("worker round trip", lambda _: run_isolated("bench", _jobs.reply, 0)),
             Case(
                 "whole file in worker",
                 lambda d: run_isolated("bench", check_audio_decodes, d, "bench"),
@@ -118,16 +134,47 @@ def main(argv: Sequence[str] | None = None) -> None:
             ),
         ]
         measure(cases, args.rounds)
-        floor = median(cases[0])
-        for case in cases:
+        cpu = _cpu_times(cases, args.rounds)
+        floor, cpu_floor = median(cases[0]), statistics.median(cpu[0])
+        for case, spent in zip(cases, cpu, strict=True):
             if case.error:
-                rows.append([name, case.name, "error", case.error[:60]])
+                rows.append([name, case.name, "error", case.error[:60], "", ""])
                 continue
             rows.append(
-                [name, case.name, milliseconds(median(case)), f"{median(case) / floor:.2f}x"]
+                [
+                    name,
+                    case.name,
+                    milliseconds(median(case)),
+                    f"{median(case) / floor:.2f}x",
+                    milliseconds(statistics.median(spent)),
+                    f"{statistics.median(spent) / cpu_floor:.2f}x",
+                ]
             )
     print(f"median of {args.rounds} interleaved rounds; sizes: {sizes}")
-    print(table(["recording", "case", "time", "vs headers"], rows))
+    headers = ["recording", "case", "time", "vs headers", "cpu", "cpu vs headers"]
+    print(table(headers, rows))
+
+
+def _cpu_times(cases: Sequence[Case], rounds: int) -> list[list[float]]:
+    """CPU seconds of each run of each case, counted as `prepare` counts a block's: this
+    thread's CPU plus what the worker jobs report (a `Budget`'s ``spent_cpu``), in interleaved
+    rounds of their own (after `gc.collect()`, as the timed runs). What the machine's load
+    makes the caller wait for a core is in the wall time above, not here."""
+    from mediablocks.convert.budget import Budget, use_budget
+
+    spent: list[list[float]] = [[] for _ in cases]
+    order = [index for index, case in enumerate(cases) if case.error is None]
+    shuffle = random.Random(2025).shuffle
+    for _ in range(rounds):
+        shuffle(order)
+        for index in order:
+            argument = cases[index].setup()
+            gc.collect()
+            budget = Budget(None, cpu_seconds=None)
+            with use_budget(budget):
+                cases[index].run(argument)
+            spent[index].append(budget.spent_cpu())
+    return [values or [float("nan")] for values in spent]
 
 
 if __name__ == "__main__":

@@ -279,12 +279,16 @@ def test_a_long_recording_broken_at_its_start_is_refused_through_the_window(
     jobs = _Jobs(monkeypatch)
     with pytest.raises(DecodeError, match=r"^broken: "):
         verify.run_check("check_audio_decodes", bytes(data), "broken")
-    assert [name for name, _ in jobs.sent] == ["check_window"]
+    names = [name for name, _ in jobs.sent]
+    # FFmpeg looks for the next frame past the zeros: a second, larger window, never the file
+    assert names == ["check_window"] * len(names)
+    assert 1 <= len(names) <= 2
+    assert len(jobs.sent[-1][1].head) < len(data) // 4
 
 
 def test_a_window_too_small_falls_back_to_the_whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
     data = _noise_flac(60)
-    monkeypatch.setattr(verify, "WINDOW_HEAD", 256)  # not even the STREAMINFO and a frame
+    monkeypatch.setitem(verify.NAMED_WINDOWS, "flac", (256, 0))  # not even STREAMINFO + a frame
     monkeypatch.setattr(verify, "_WINDOW_TRIES", 1)
     jobs = _Jobs(monkeypatch)
     verify.run_check("check_audio_decodes", data, "long")
@@ -294,7 +298,7 @@ def test_a_window_too_small_falls_back_to_the_whole_file(monkeypatch: pytest.Mon
 
 def test_a_window_grows_where_the_check_read_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
     data = _noise_flac(60)
-    monkeypatch.setattr(verify, "WINDOW_HEAD", 16 << 10)
+    monkeypatch.setitem(verify.NAMED_WINDOWS, "flac", (16 << 10, 0))
     jobs = _Jobs(monkeypatch)
     verify.run_check("check_audio_decodes", data, "long")
     names = [name for name, _ in jobs.sent]
@@ -372,3 +376,158 @@ def test_prepare_checks_a_good_copy_once_and_an_untouched_file_through_run_check
     flac = AudioBlock.from_path(TESTDATA / "audio/sample.flac")
     assert prepare([UserMessage(content=[flac])], "gemini")[0].content[0] is flac
     assert checks == ["check_audio_decodes"]
+
+
+# -- the quick open: named demuxer, parameters from the first packet, one frame (issue 30) ------
+
+
+@pytest.mark.parametrize(
+    ("start", "demuxer"),
+    [
+        (b"fLaC\x00\x00\x00\x22", "flac"),
+        (b"\x00\x00\x00\x20ftypM4A ", "mov"),
+        (b"\x00\x00\x00\x1cftypisom", "mov"),
+        (b"\x1a\x45\xdf\xa3\x01\x00\x00\x00", "matroska"),
+        (b"OggS\x00\x02\x00\x00", "ogg"),
+        (b"ID3\x04\x00\x00\x00\x00", None),
+        (b"RIFF\x00\x00\x00\x00WAVE", None),
+        (b"\xff\xf1\x50\x80", None),
+        (b"fLa", None),
+        (b"", None),
+    ],
+)
+def test_the_quick_open_names_only_clear_signatures(start: bytes, demuxer: str | None) -> None:
+    assert verify._named_format(start + bytes(64)) == demuxer
+    assert verify._named_format(start) == (demuxer if len(start) >= 8 else None)
+
+
+_starts = st.sampled_from([b"", b"fLaC", b"\x00\x00\x00\x20ftyp", b"\x1a\x45\xdf\xa3", b"OggS"])
+
+
+@given(
+    data=st.tuples(_starts, st.binary(max_size=40)).map(b"".join),
+    head=st.integers(0, 40),
+    tail=st.integers(0, 40),
+)
+def test_a_window_names_the_demuxer_its_file_does(data: bytes, head: int, tail: int) -> None:
+    window = Window.of(data, max(head, 12), tail)
+    assert verify._named_format(window) == verify._named_format(data)
+    assert verify._named_format(data) in (None, *verify.NAMED_WINDOWS)
+
+
+def test_a_quick_open_that_fails_gives_way_to_a_plain_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quick open's refusal is never the verdict: a FLAC opened as an MP4 fails there, and
+    the plain open (FFmpeg probing) finds the FLAC and decodes it."""
+    pytest.importorskip("av")
+    from mediablocks.convert._av import Deadline
+
+    data = (TESTDATA / "audio/sample.flac").read_bytes()
+    monkeypatch.setattr(verify, "_SIGNATURES", ((0, b"fLaC", "mov"),))
+    with pytest.raises(DecodeError):
+        verify._decode_audio(data, "flac", Deadline(None, "flac"), full=False, quick=True)
+    verify.check_audio_decodes(data, "flac")  # passed through the plain open
+
+
+def _packets(data: bytes) -> list[tuple[int, int]]:
+    """(offset, size) of each audio packet in the file, as PyAV's demuxer reports them."""
+    av = pytest.importorskip("av")
+    with av.open(io.BytesIO(data)) as container:
+        return [
+            (packet.pos, packet.size)
+            for packet in container.demux(audio=0)
+            if packet.size and packet.pos is not None and packet.pos >= 0
+        ]
+
+
+def _noise_over(data: bytes, start: int, end: int) -> bytes:
+    import numpy as np
+
+    broken = bytearray(data)
+    noise = np.random.default_rng(start).integers(0, 256, end - start, np.uint8).tobytes()
+    broken[start:end] = noise
+    return bytes(broken)
+
+
+def test_a_broken_first_packet_is_refused() -> None:
+    data = _tone_m4a(5)
+    offset, size = _packets(data)[0]
+    broken = _noise_over(data, offset, offset + size)
+    with pytest.raises(DecodeError, match=r"^first: cannot be decoded"):
+        verify.check_audio_decodes(broken, "first")
+
+
+def test_damage_after_the_first_frame_is_found_only_by_the_full_check() -> None:
+    """What the default no longer reads: packets after the first decoded frame (it decoded 8
+    frames before; ``full=True`` decodes them all, as before)."""
+    data = _tone_m4a(5)
+    packets = _packets(data)
+    start = packets[2][0]  # the first two decode to the first frame (AAC's priming)
+    end = packets[-1][0] + packets[-1][1]
+    broken = _noise_over(data, start, end)
+    verify.check_audio_decodes(broken, "later")
+    with pytest.raises(DecodeError, match=r"^later: cannot be decoded"):
+        verify.check_audio_decodes(broken, "later", full=True)
+
+
+@functools.cache
+def _short_recordings() -> dict[str, bytes]:
+    """Two seconds of noise in each container the quick open names, and in one it probes."""
+    av = pytest.importorskip("av")
+    import numpy as np
+
+    made = {}
+    for container, codec, rate in [
+        ("flac", "flac", 16000),
+        ("ipod", "aac", 16000),
+        ("webm", "libopus", 48000),
+        ("ogg", "libopus", 48000),
+        ("mp3", "libmp3lame", 16000),
+    ]:
+        buffer = io.BytesIO()
+        rng = np.random.default_rng(9)
+        with av.open(buffer, "w", format=container) as output:
+            stream = output.add_stream(codec, rate=rate, layout="mono")
+            for second in range(2):
+                samples = rng.integers(-8000, 8000, (1, rate), dtype=np.int16)
+                frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
+                frame.sample_rate, frame.pts = rate, second * rate
+                for packet in stream.encode(frame):
+                    output.mux(packet)
+            for packet in stream.encode(None):
+                output.mux(packet)
+        made[container] = buffer.getvalue()
+    return made
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    container=st.sampled_from(["flac", "ipod", "webm", "ogg", "mp3"]),
+    start=st.integers(0, 6000),
+    length=st.integers(1, 3000),
+    how=st.sampled_from(["noise", "zeros", "cut"]),
+)
+def test_the_quick_open_decides_as_the_plain_open_does(
+    container: str, start: int, length: int, how: str
+) -> None:
+    """Damaged anywhere in its start (or cut there), a recording gets from the quick open (and
+    so from the default check) the verdict a plain open decoding the first frame gives, with the
+    same words: the quick open changes what it costs, not what it finds."""
+    from mediablocks.convert._av import Deadline
+
+    data = _short_recordings()[container]
+    start = min(start, len(data) - 1)
+    if how == "cut":
+        damaged = data[:start]
+    elif how == "zeros":
+        damaged = data[:start] + bytes(length) + data[start + length :]
+    else:
+        damaged = _noise_over(data, start, min(len(data), start + length))
+
+    def first_frame(quick: bool) -> None:
+        verify._decode_audio(damaged, "damaged", Deadline(None, "damaged"), full=False, quick=quick)
+
+    plain = _verdict(lambda: first_frame(False))
+    assert _verdict(lambda: first_frame(True)) == plain  # the quick open alone, no second try
+    assert _verdict(lambda: verify.check_audio_decodes(damaged, "damaged")) == plain

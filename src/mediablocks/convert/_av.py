@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
@@ -137,15 +137,34 @@ def open_input(data: bytes, what: str) -> Any:
 
 
 @contextmanager
-def opened(data: Input, what: str) -> Iterator[Any]:
+def opened(
+    data: Input,
+    what: str,
+    *,
+    format: str | None = None,
+    options: Mapping[str, str] | None = None,
+    buffer_size: int = 32768,
+) -> Iterator[Any]:
     """The input container over ``data`` (whole bytes or a `Window`), closed after; PyAV's
     failures inside become `DecodeError` (`decoding`). Over a `Window`, a read outside it
-    turns any outcome, success or error, into `OutsideWindow`."""
+    turns any outcome, success or error, into `OutsideWindow`. ``format`` names the demuxer
+    (no probing), ``options`` are the container's (``probesize``...), ``buffer_size`` the bytes
+    FFmpeg asks for at a time (PyAV's default: 32 KiB)."""
     av = import_av(what)
     reader = WindowReader(data) if isinstance(data, Window) else None
     source: Any = io.BytesIO(data) if isinstance(data, bytes) else reader
     try:
-        with decoding(what), av.open(source, mode="r", metadata_errors="ignore") as container:
+        with (
+            decoding(what),
+            av.open(
+                source,
+                mode="r",
+                format=format,
+                container_options=dict(options or {}),
+                buffer_size=buffer_size,
+                metadata_errors="ignore",
+            ) as container,
+        ):
             yield container
     except Exception:
         if reader is not None and reader.missed_at is not None:

@@ -1,11 +1,11 @@
 """Small jobs about the worker itself, run through `run_isolated` like any converter (they sit
 under ``mediablocks.convert.``, the only modules a worker runs).
 
-`warm_up` uses none of them (a warmed worker preloads at start); the tests and
-``benchmarks/bench_pool.py`` use them to see a worker from inside (`worker_facts`) and to stand
-in for slow, greedy or crashing converters with tiny inputs (`sleep`, `spin`, `hold`, `reply`,
-`mark_then_crash`) and send bytes both ways (`echo`), so the pool's scheduling, budgets,
-recycling and transport are tested in seconds.
+`warm_up` uses none of them (a warmed worker preloads at start); the tests and the benchmarks
+use them to see a worker from inside (`worker_facts`, `limits`), to time the round trip of a job
+that does nothing (`reply`), and to stand in for slow, greedy or crashing converters with tiny
+inputs (`sleep`, `spin`, `hold`, `reply`, `mark_then_crash`) and send bytes both ways (`echo`),
+so the pool's scheduling, budgets, recycling and transport are tested in seconds.
 """
 
 from __future__ import annotations
@@ -32,6 +32,17 @@ def worker_facts() -> dict[str, Any]:
         "no_user_site": bool(sys.flags.no_user_site),
         "modules": sorted(sys.modules),
         "resident_bytes": resident_bytes(),
+    }
+
+
+def limits() -> dict[str, int]:
+    """The soft resource limits this job runs under (address space, stack, CPU seconds)."""
+    import resource
+
+    return {
+        "memory_bytes": resource.getrlimit(resource.RLIMIT_AS)[0],
+        "stack_bytes": resource.getrlimit(resource.RLIMIT_STACK)[0],
+        "cpu_seconds": resource.getrlimit(resource.RLIMIT_CPU)[0],
     }
 
 

@@ -115,27 +115,36 @@ def write_message(stream: IO[bytes], *parts: bytes) -> None:
 # -- limits ---------------------------------------------------------------------------------------
 
 
+_hard_limits: dict[int, int] = {}
+"""The hard limit of each resource, read once: a process can lower its hard limits but never
+raise them, and the worker never lowers them, so they stay what they were at start."""
+_soft_limits: dict[int, int] = {}
+"""The soft limit last set on each resource: setting it again to the same value is skipped."""
+
+
 def _set_limits(limits: tuple[int | None, float | None, int | None]) -> None:
-    """Address space and stack as given; CPU seconds counted from what the worker used so far."""
+    """Address space and stack as given; CPU seconds counted from what the worker used so far.
+    Only the limits that change are set (a system call each): before and after every job."""
     try:
         import resource
     except ImportError:  # Windows: the parent's wall-time budget is the only limit
         return
     memory, cpu, stack = limits
-    for kind, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_STACK, stack)):
-        hard = resource.getrlimit(kind)[1]
+    cpu_soft = None if cpu is None else math.ceil(_cpu_used() + cpu)
+    for kind, value in (
+        (resource.RLIMIT_AS, memory),
+        (resource.RLIMIT_STACK, stack),
+        (resource.RLIMIT_CPU, cpu_soft),
+    ):
+        hard = _hard_limits.get(kind)
+        if hard is None:
+            hard = _hard_limits[kind] = resource.getrlimit(kind)[1]
         soft = hard if value is None else value
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
-        resource.setrlimit(kind, (soft, hard))
-    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    if cpu is None:
-        soft = hard
-    else:
-        soft = math.ceil(_cpu_used() + cpu)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        if _soft_limits.get(kind) != soft:
+            resource.setrlimit(kind, (soft, hard))
+            _soft_limits[kind] = soft
 
 
 def _lift_limits() -> None:
@@ -154,11 +163,17 @@ def _cpu_used() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+_statm: int | None = None
+"""``/proc/self/statm``, opened once and read again for each job (one system call, not seven)."""
+
+
 def resident_bytes() -> int:
     """This process's resident memory now (Linux), else its peak (0: unknown)."""
+    global _statm
     try:
-        with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        if _statm is None:
+            _statm = os.open("/proc/self/statm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        return int(os.pread(_statm, 128, 0).split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError, AttributeError):
         pass
     try:

@@ -23,6 +23,7 @@ from ..errors import DecodeError
 from ._av import Deadline, Input, OutsideWindow, Window, opened
 
 __all__ = [
+    "NAMED_WINDOWS",
     "PCM_WINDOW_HEAD",
     "WINDOW_HEAD",
     "WINDOW_TAIL",
@@ -33,9 +34,23 @@ __all__ = [
     "run_check",
 ]
 
-_AUDIO_FRAMES = 8
-"""Frames of audio the default check decodes: past every codec's priming frames (AAC 2, Opus's
-pre-skip), so a stream that decodes this far has a working decoder setup."""
+_QUICK_OPEN = {"probesize": "32", "codec_whitelist": "none"}
+"""The default check's container options. FFmpeg learns the streams' parameters from the
+container's header and stops reading packets for them as soon as it can (``probesize``; 5 MB
+and 5 s of them by default, a whole first window's worth of PCM), and opens no decoder of its
+own while doing so (``codec_whitelist`` allows none there: its own AAC or Opus decoder costs as
+much as the rest of the open). The check then opens the stream's decoder and decodes the first
+packets itself: that is the proof, made once."""
+
+_SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
+    (0, b"fLaC", "flac"),
+    (4, b"ftyp", "mov"),
+    (0, b"\x1a\x45\xdf\xa3", "matroska"),
+    (0, b"OggS", "ogg"),
+)
+"""(offset, bytes, FFmpeg demuxer) for the containers the default check opens by name, without
+FFmpeg's probing (every demuxer's guess over the first KiB): FLAC, MP4/M4A/MOV, Matroska/WebM,
+Ogg. Any other file is probed as before."""
 
 WINDOW_HEAD = 128 << 10
 """Bytes of a file's start shipped for a windowed check at first: the container's header, what
@@ -46,6 +61,16 @@ seconds of sound: 128 KiB at 16 kHz mono; 48 kHz stereo needs 768 KiB, a second 
 WINDOW_TAIL = 64 << 10
 """Bytes of a file's end shipped at first: an MP4 whose index (``moov``) follows the sound, an
 Ogg whose last page gives the duration (FFmpeg reads its last 64 KiB)."""
+NAMED_WINDOWS = {
+    "flac": (64 << 10, 0),
+    "matroska": (64 << 10, 0),
+    "mov": (64 << 10, WINDOW_TAIL),
+    "ogg": (64 << 10, WINDOW_TAIL),
+}
+"""The first window of the containers the quick open names (`_SIGNATURES`): their header and
+first packets, read 32 KiB at a time (a FLAC's pictures or an MP4 index at the start larger
+than that get a second, larger window); the end only where the demuxer reads it on opening (an
+MP4 indexed at its end, an Ogg's last page), not for FLAC or Matroska."""
 _WINDOW_TRIES = 3
 """Windows tried, each larger than the one before, before the whole file is sent."""
 
@@ -64,17 +89,45 @@ def _has_av() -> bool:
 def check_audio_decodes(
     data: Input, what: str, deadline: Deadline | None = None, *, full: bool = False
 ) -> None:
-    """Open the container and decode the first frames of its first audio stream (all of them
-    with ``full=True``); `DecodeError` naming ``what`` when PyAV cannot (a broken header, a FLAC
-    cut inside its first frames) or finds no audio.
+    """Open the container and decode its first audio frame (every frame with ``full=True``);
+    `DecodeError` naming ``what`` when PyAV cannot (a broken header, a FLAC cut inside its
+    first frame, a first packet that does not decode) or finds no audio.
 
-    What can fail to open fails at the start, so the default costs about what reading the
-    headers does, whatever the length (``_AUDIO_FRAMES`` frames, a fraction of a second); a
-    stream damaged further in is found only with ``full=True``. Memory: one frame."""
+    What can fail to open fails at the start: the container and the first packets. So the
+    default reads no more than that (the demuxer named from the file's signature when it is
+    one of `_SIGNATURES`, the streams' parameters taken from the first packet: `_QUICK_OPEN`)
+    and stops at the first decoded frame, which costs about what reading the headers does,
+    whatever the length; when that quick open fails, the verdict is the one of a plain open
+    (FFmpeg probing and reading as much as it likes). A stream damaged after its first frame
+    is found only with ``full=True``. Memory: one frame."""
     if not _has_av():
         return
     deadline = deadline or Deadline(None, what)
-    with opened(data, what) as container:
+    if full:
+        _decode_audio(data, what, deadline, full=True, quick=False)
+        return
+    try:
+        _decode_audio(data, what, deadline, full=False, quick=True)
+    except DecodeError:  # the quick open's refusal is not the verdict: a plain open's is
+        _decode_audio(data, what, deadline, full=False, quick=False)
+
+
+def _named_format(data: Input) -> str | None:
+    """The demuxer `_SIGNATURES` names for the file's first bytes, or None (probe it)."""
+    start = data.head[:12] if isinstance(data, Window) else data[:12]
+    for offset, signature, demuxer in _SIGNATURES:
+        if start[offset : offset + len(signature)] == signature:
+            return demuxer
+    return None
+
+
+def _decode_audio(data: Input, what: str, deadline: Deadline, *, full: bool, quick: bool) -> None:
+    """Decode the first audio stream's first frame (``full``: all of them); ``quick``: open
+    it by name, reading the least (see `check_audio_decodes`)."""
+    options: dict[str, Any] = {}
+    if quick:
+        options = {"format": _named_format(data), "options": _QUICK_OPEN}
+    with opened(data, what, **options) as container:
         if not container.streams.audio:
             raise DecodeError(f"{what}: holds no audio stream")
         stream = container.streams.audio[0]
@@ -83,7 +136,7 @@ def check_audio_decodes(
             frames += len(packet.decode())
             if count % 256 == 0:
                 deadline.check()
-            if not full and frames >= _AUDIO_FRAMES:
+            if frames and not full:
                 break
     if not frames:
         raise DecodeError(f"{what}: holds no decodable audio")
@@ -173,6 +226,16 @@ def _holds_pcm(data: bytes) -> bool:
     return data[:4] in (b"caff", b".snd")
 
 
+def _first_window(data: bytes) -> tuple[int, int]:
+    """The start and end (bytes) shipped for a windowed check at first: `NAMED_WINDOWS` for a
+    container the quick open names, `PCM_WINDOW_HEAD` for PCM, else `WINDOW_HEAD` and
+    `WINDOW_TAIL`."""
+    named = NAMED_WINDOWS.get(_named_format(data) or "")
+    if named is not None:
+        return named
+    return (PCM_WINDOW_HEAD if _holds_pcm(data) else WINDOW_HEAD), WINDOW_TAIL
+
+
 def run_check(check: str, data: bytes, what: str) -> None:
     """The check named ``check`` (one of this module's) over ``data`` in a conversion worker
     (PyAV and PDFium can crash on crafted input), under the limits and time budget in scope.
@@ -186,7 +249,7 @@ def run_check(check: str, data: bytes, what: str) -> None:
 
     converter = "PDF engine (PDFium)" if check == "check_pdf_opens" else "FFmpeg (PyAV)"
     size = len(data)
-    head, tail = (PCM_WINDOW_HEAD if _holds_pcm(data) else WINDOW_HEAD), WINDOW_TAIL
+    head, tail = _first_window(data)
     windowed = check in _WINDOWED and current_limits()[0].isolate
     for _ in range(_WINDOW_TRIES if windowed else 0):
         if 2 * (head + tail) > size:
