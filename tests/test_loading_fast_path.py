@@ -160,6 +160,37 @@ def test_loading_turns_the_collector_off_then_on_again(
     assert gc.isenabled()
 
 
+def _young_ids() -> set[int]:
+    return {id(item) for generation in (0, 1) for item in gc.get_objects(generation)}
+
+
+def test_a_loaded_history_goes_straight_to_the_oldest_generation() -> None:
+    text = _document({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    gc.collect()
+    (message,) = mb.load_messages(text)
+    young = _young_ids()
+    assert id(message) not in young  # promoted without a collection walking it
+    assert id(message.content[0]) not in young
+    assert gc.is_tracked(message)
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_the_program_froze_stay_frozen_across_a_load() -> None:
+    gc.collect()
+    kept = [[index] for index in range(10)]
+    gc.freeze()
+    try:
+        assert gc.get_freeze_count() >= len(kept)
+        (message,) = mb.load_messages(_document({"role": "user", "content": "hi"}))
+        assert message.text == "hi"
+        collected = {id(item) for item in gc.get_objects()}  # every generation, not the frozen
+        assert not any(id(item) in collected for item in kept)  # still frozen after the load
+        assert id(message) in collected
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
 # -- property: the walk after pydantic-core's path agrees with the checked path ----------------
 
 _LEAF = st.none() | st.booleans() | st.integers() | st.text(max_size=5)

@@ -50,6 +50,10 @@ def collector_paused() -> Iterator[None]:
     collection would walk them again (loading 34 MB cost 5x ``json.loads`` against 3x at 2 MB).
     JSON cannot make reference cycles, so nothing the load builds waits for the collector. The
     switch is process-wide: another thread's cycles wait for this load to end too.
+
+    On success the objects built go straight to the oldest generation (`_promote_young`): turned
+    back on, the collector would otherwise first walk all of them, cold, as young objects (half
+    the CPU time of loading 34 MB), only to find them alive and move them on.
     """
     if not gc.isenabled():
         yield
@@ -57,8 +61,22 @@ def collector_paused() -> Iterator[None]:
     gc.disable()
     try:
         yield
+        _promote_young()
     finally:
         gc.enable()
+
+
+def _promote_young() -> None:
+    """Move every object the collector tracks into its oldest generation without walking them.
+
+    ``gc.freeze`` then ``gc.unfreeze`` does it in constant time (two list splices); the objects
+    are seen again by the next full collection, as any long-lived object is. Skipped when the
+    program keeps objects frozen itself (a server before ``fork``): unfreezing would undo that.
+    Young garbage cycles made before the load wait for that full collection too.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 @functools.cache
