@@ -23,15 +23,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     PrivateAttr,
     SerializerFunctionWrapHandler,
     field_serializer,
     field_validator,
     model_serializer,
 )
+from pydantic_core import core_schema
 
 from .._checks import check_size
-from ..datauri import b64decode, b64encode, data_uri_prefix
+from ..datauri import b64decode, b64encode, data_uri_prefix, is_clean_base64
 from ..errors import BlockedURLError, PathNotAllowedError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
@@ -285,6 +287,30 @@ class Base64Source(_BaseSource):
         The caller guarantees ``uri`` is ``data:<normalised type>;base64,`` then exactly `data`.
         """
         self._data_uri = uri
+
+
+class _StoredBytes(Base64Source):
+    """Bytes stored inline in JSON text (``{"kind": "bytes", "data": "<base64>"}``), loaded as
+    the base64 text they were stored as: a `Base64Source` that is written back as ``"bytes"``.
+
+    Loading a history does not decode its media: the text is decoded strictly on the first
+    `read` (a malformed one raises `DecodeError` then), and a provider that takes base64 gets the
+    stored text itself. Only standard, padded text without line breaks is kept so
+    (`is_clean_base64`); anything else is decoded at load into a `BytesSource`, as before.
+    """
+
+    kind: Literal["bytes"] = "bytes"  # type: ignore[assignment]
+    data: str
+
+    @field_validator("data")
+    @classmethod
+    def _clean_text(cls, text: str) -> str:
+        if not is_clean_base64(text):
+            raise ValueError("not standard padded base64: decoded at load instead")
+        return text
+
+    def describe(self) -> str:
+        return f"{self.decoded_size} bytes stored as base64"
 
 
 _IN_MEMORY = (BytesSource, Base64Source)
@@ -578,8 +604,40 @@ class FileIdSource(_BaseSource):
         return data
 
 
+class _TaggedByKind:
+    """The source union, picked by ``kind``; from JSON text, inline bytes stay text.
+
+    From JSON text a ``"bytes"`` source holding clean base64 is kept as that text
+    (`_StoredBytes`), else decoded into a `BytesSource`; from Python values ``"bytes"`` is a
+    `BytesSource` (decoding a base64 string as before), or the `_StoredBytes` given.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        others = {
+            cls.model_fields["kind"].default: handler.generate_schema(cls)
+            for cls in (Base64Source, PathSource, URLSource, FileIdSource)
+        }
+        in_memory = handler.generate_schema(BytesSource)
+        stored = handler.generate_schema(_StoredBytes)
+        from_text = core_schema.union_schema([stored, in_memory], mode="left_to_right")
+        from_python = core_schema.no_info_wrap_validator_function(_kept_if_stored, in_memory)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.tagged_union_schema({**others, "bytes": from_text}, "kind"),
+            python_schema=core_schema.tagged_union_schema({**others, "bytes": from_python}, "kind"),
+            serialization=core_schema.simple_ser_schema("any"),  # each source as its own class
+        )
+
+
+def _kept_if_stored(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    """A `_StoredBytes` as it is; anything else validated as a `BytesSource` (its errors only)."""
+    if type(value) is _StoredBytes:
+        return value
+    return handler(value)
+
+
 Source = Annotated[
-    BytesSource | Base64Source | PathSource | URLSource | FileIdSource,
-    Field(discriminator="kind"),
+    BytesSource | Base64Source | PathSource | URLSource | FileIdSource, _TaggedByKind()
 ]
 """Any media source, tagged by ``kind`` in JSON."""
