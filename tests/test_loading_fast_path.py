@@ -102,6 +102,23 @@ def test_the_depth_limit_counts_levels_inside_the_content_tuple(levels: int) -> 
             mb.load_messages(text)
 
 
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 5, MAX_DEPTH - 4])
+def test_the_depth_limit_counts_from_a_bare_list_of_messages_one_level_less(levels: int) -> None:
+    # messages list, message, content, block, args: 5 levels above the args' value.
+    call = {"type": "tool_call", "id": "c", "name": "f", "args": {"x": _nested(levels)}}
+    message = {"role": "assistant", "id": "m1", "timestamp": "2026-01-02T03:04:05Z"}
+    text = json.dumps([{**message, "content": [call]}])
+    if levels + 4 <= MAX_DEPTH:
+        (loaded,) = mb.load_messages(text)
+        assert loaded.tool_calls[0].args["x"] == _nested(levels)
+        assert mb.load_messages(json.loads(text)) == [loaded]
+    else:
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(text)
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(json.loads(text))  # the checked path draws the line at one place
+
+
 # -- the cyclic collector waits while a history is built -------------------------------------
 
 
