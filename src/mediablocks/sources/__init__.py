@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 import time
 from typing import Annotated, Any, BinaryIO, Literal
 
@@ -39,7 +40,7 @@ from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
 from ._confined import Confinement
 from ._files import open_regular, path_from_file_uri, read_capped, read_window
-from ._flight import FreshLock, Loader
+from ._flight import Loader
 from ._trust import Allowance, current_allowance
 
 MAX_REFERENCE = 2048
@@ -60,6 +61,12 @@ __all__ = [
 ]
 
 
+_CACHE_LOCK = threading.Lock()
+"""Guards the two moments a source's read cache changes hands: its `Loader` made on the first
+read, its bytes kept once read (each a few assignments, so one lock for every source is enough;
+a source built, copied or loaded makes no lock of its own)."""
+
+
 class _BaseSource(BaseModel):
     model_config = ConfigDict(
         frozen=True, ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
@@ -69,8 +76,6 @@ class _BaseSource(BaseModel):
     _header: bytes | None = PrivateAttr(default=None)
     _base64: str | None = PrivateAttr(default=None)
     _data_uri: str | None = PrivateAttr(default=None)
-    _hint: str | None = PrivateAttr(default=None)
-    _lock: FreshLock = PrivateAttr(default_factory=FreshLock)
     _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
 
     def __eq__(self, other: object) -> bool:
@@ -92,7 +97,7 @@ class _BaseSource(BaseModel):
     @property
     def content_type_hint(self) -> str | None:
         """A MIME type learned while reading (an HTTP Content-Type), used only as a fallback."""
-        return self._hint
+        return None
 
     def describe(self) -> str:
         """A short human description for error messages, e.g. ``path 'photo.jpg'``."""
@@ -139,7 +144,7 @@ class _BaseSource(BaseModel):
     def _flights(self) -> Loader:
         loader = self._loader
         if loader is None:
-            with self._lock:
+            with _CACHE_LOCK:
                 if self._loader is None:
                     self._loader = Loader()
                 loader = self._loader
@@ -184,13 +189,13 @@ class _BaseSource(BaseModel):
         uri = self.cached_data_uri(mime_type)
         if uri is None:
             prefix = data_uri_prefix(mime_type)
-            cached = self._base64
+            cached = self.cached_base64()
             uri = prefix + cached if cached is not None else b64encode(self.read(policy), prefix)
             self._data_uri = uri
         return uri
 
     def _store(self, data: bytes) -> bytes:
-        with self._lock:
+        with _CACHE_LOCK:
             if self._data is None:
                 self._data = data
                 self._header = None
@@ -238,8 +243,8 @@ class Base64Source(_BaseSource):
     data: str
     """Standard, padded base64 with no line breaks (`is_clean_base64`)."""
 
-    def model_post_init(self, context: Any, /) -> None:
-        self._base64 = self.data
+    def cached_base64(self) -> str | None:
+        return self.data
 
     @property
     def loaded(self) -> bool:
@@ -393,6 +398,7 @@ class URLSource(_BaseSource):
     url: str
 
     _allowance: Allowance | None = PrivateAttr(default=None)
+    _hint: str | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         self._allowance = current_allowance()
@@ -403,6 +409,10 @@ class URLSource(_BaseSource):
         built it); such a URL is fetched only under a policy the caller gave (docs/history.md)."""
         allowance = self._allowance
         return allowance.origin if allowance is not None else None
+
+    @property
+    def content_type_hint(self) -> str | None:
+        return self._hint
 
     def describe(self) -> str:
         shown = self.url if len(self.url) <= 80 else self.url[:77] + "..."
