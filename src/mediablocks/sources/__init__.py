@@ -16,9 +16,8 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import threading
 import time
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import Annotated, Any, BinaryIO, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -34,13 +33,13 @@ from pydantic import (
 from pydantic_core import core_schema
 
 from .._checks import check_size
-from ..datauri import b64decode, b64encode, data_uri_prefix, is_clean_base64
+from ..datauri import b64decode, is_clean_base64
 from ..errors import BlockedURLError, PathNotAllowedError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
+from ._cache import _BaseSource
 from ._confined import Confinement
 from ._files import open_regular, path_from_file_uri, read_capped, read_window
-from ._flight import Loader
 from ._trust import Allowance, current_allowance
 
 MAX_REFERENCE = 2048
@@ -61,155 +60,16 @@ __all__ = [
 ]
 
 
-_CACHE_LOCK = threading.Lock()
-"""Guards the two moments a source's read cache changes hands: its `Loader` made on the first
-read, its bytes kept once read (each a few assignments, so one lock for every source is enough;
-a source built, copied or loaded makes no lock of its own)."""
-
-
-class _BaseSource(BaseModel):
-    model_config = ConfigDict(
-        frozen=True, ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
-    )
-
-    _data: bytes | None = PrivateAttr(default=None)
-    _header: bytes | None = PrivateAttr(default=None)
-    _base64: str | None = PrivateAttr(default=None)
-    _data_uri: str | None = PrivateAttr(default=None)
-    _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
-
-    def __eq__(self, other: object) -> bool:
-        # Fields only: the read cache and lock are not part of a source's identity. Bytes in
-        # memory and base64 text in memory are the same media when they hold the same bytes.
-        if type(other) is not type(self):
-            if isinstance(self, _IN_MEMORY) and isinstance(other, _IN_MEMORY):
-                return self.read() == other.read()
-            return NotImplemented
-        return self.__dict__ == other.__dict__
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def loaded(self) -> bool:
-        """True once the bytes are in memory."""
-        return self._data is not None
-
-    @property
-    def content_type_hint(self) -> str | None:
-        """A MIME type learned while reading (an HTTP Content-Type), used only as a fallback."""
-        return None
-
-    def describe(self) -> str:
-        """A short human description for error messages, e.g. ``path 'photo.jpg'``."""
-        raise NotImplementedError
-
-    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
-        """The first bytes of the media, at most `HEADER_WINDOW`, for MIME detection."""
-        if self._data is not None:
-            return memoryview(self._data)[:HEADER_WINDOW]
-        return memoryview(self.read(policy))[:HEADER_WINDOW]
-
-    def peek_header(self) -> bytes | memoryview | None:
-        """The header if it is available without network I/O (None for an unread URL)."""
-        return self.header()
-
-    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
-        """At most the first ``n`` bytes of the media.
-
-        From a local file not read yet, only those bytes are read (never the rest of the file);
-        from bytes already in memory it is a slice. A URL not fetched yet is fetched whole under
-        ``policy`` (HTTP servers do not reliably honour ranges), then sliced.
-        """
-        check_size("read_header", "n", n)
-        if self._data is not None:
-            return self._data[:n]
-        if n <= HEADER_WINDOW:
-            return bytes(self.header(policy)[:n])
-        return self._read_beyond_window(n, policy)
-
-    def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
-        return self.read(policy)[:n]
-
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        """The whole media as bytes, resolved once and cached; concurrent calls share one read."""
-        return self._flights().load(lambda: self._data, lambda: self._load(policy), self._store)
-
-    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        """`read` for asyncio code; only URL sources do real async I/O. Concurrent calls (async or
-        from threads) share one read."""
-        return await self._flights().aload(
-            lambda: self._data, lambda: self._aload(policy), self._store
-        )
-
-    def _flights(self) -> Loader:
-        loader = self._loader
-        if loader is None:
-            with _CACHE_LOCK:
-                if self._loader is None:
-                    self._loader = Loader()
-                loader = self._loader
-        return loader
-
-    def _load(self, policy: FetchPolicy | None) -> bytes:
-        """Read the bytes from where they live (no caching: `read` does that)."""
-        raise NotImplementedError
-
-    async def _aload(self, policy: FetchPolicy | None) -> bytes:
-        return self._load(policy)
-
-    def cached_base64(self) -> str | None:
-        """The base64 text if it was computed already."""
-        return self._base64
-
-    def base64(self, policy: FetchPolicy | None = None) -> str:
-        """The media as standard base64 text, computed once and cached."""
-        cached = self._base64
-        if cached is None:
-            uri = self._data_uri
-            if uri is not None:  # already encoded inside a data URI: copy it out, no re-encoding
-                cached = uri[uri.index(",", 5) + 1 :]
-            else:
-                cached = b64encode(self.read(policy))
-            self._base64 = cached
-        return cached
-
-    def cached_data_uri(self, mime_type: str) -> str | None:
-        """The data URI for ``mime_type`` if it was built already."""
-        uri = self._data_uri
-        if uri is not None and uri.startswith(data_uri_prefix(mime_type)):
-            return uri
-        return None
-
-    def data_uri(self, mime_type: str, policy: FetchPolicy | None = None) -> str:
-        """``data:<mime>;base64,<data>``, built once and cached.
-
-        Encoded straight after its prefix in one buffer, so the payload is copied once into the
-        string; from a cached base64 it is one concatenation, with no re-encoding.
-        """
-        uri = self.cached_data_uri(mime_type)
-        if uri is None:
-            prefix = data_uri_prefix(mime_type)
-            cached = self.cached_base64()
-            uri = prefix + cached if cached is not None else b64encode(self.read(policy), prefix)
-            self._data_uri = uri
-        return uri
-
-    def _store(self, data: bytes) -> bytes:
-        with _CACHE_LOCK:
-            if self._data is None:
-                self._data = data
-                self._header = None
-            return self._data
-
-
 class BytesSource(_BaseSource):
     """Bytes already in memory (kept as the very object given, never copied)."""
 
     kind: Literal["bytes"] = "bytes"
     data: bytes
 
+    _in_memory: ClassVar[bool] = True
+
     def model_post_init(self, context: Any, /) -> None:
-        self._data = self.data
+        self._start_cache(self.data)
 
     @field_serializer("data", when_used="json")
     def _data_as_base64(self, data: bytes) -> str:
@@ -242,6 +102,8 @@ class Base64Source(_BaseSource):
     kind: Literal["base64"] = "base64"
     data: str
     """Standard, padded base64 with no line breaks (`is_clean_base64`)."""
+
+    _in_memory: ClassVar[bool] = True
 
     def cached_base64(self) -> str | None:
         return self.data
@@ -318,9 +180,6 @@ class _StoredBytes(Base64Source):
         return f"{self.decoded_size} bytes stored as base64"
 
 
-_IN_MEMORY = (BytesSource, Base64Source)
-
-
 class PathSource(_BaseSource):
     """A local file, named explicitly by the caller. Read lazily, once.
 
@@ -335,6 +194,7 @@ class PathSource(_BaseSource):
     _allowance: Allowance | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
         self._allowance = current_allowance()
 
     @property
@@ -401,6 +261,7 @@ class URLSource(_BaseSource):
     _hint: str | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
         self._allowance = current_allowance()
 
     @property
