@@ -102,6 +102,23 @@ def test_the_depth_limit_counts_levels_inside_the_content_tuple(levels: int) -> 
             mb.load_messages(text)
 
 
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 5, MAX_DEPTH - 4])
+def test_the_depth_limit_counts_from_a_bare_list_of_messages_one_level_less(levels: int) -> None:
+    # messages list, message, content, block, args: 5 levels above the args' value.
+    call = {"type": "tool_call", "id": "c", "name": "f", "args": {"x": _nested(levels)}}
+    message = {"role": "assistant", "id": "m1", "timestamp": "2026-01-02T03:04:05Z"}
+    text = json.dumps([{**message, "content": [call]}])
+    if levels + 4 <= MAX_DEPTH:
+        (loaded,) = mb.load_messages(text)
+        assert loaded.tool_calls[0].args["x"] == _nested(levels)
+        assert mb.load_messages(json.loads(text)) == [loaded]
+    else:
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(text)
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(json.loads(text))  # the checked path draws the line at one place
+
+
 # -- the cyclic collector waits while a history is built -------------------------------------
 
 
@@ -158,6 +175,37 @@ def test_loading_turns_the_collector_off_then_on_again(
         assert [m.text for m in loader(text)] == ["hi"]
     assert seen == [True]  # once, around the whole load
     assert gc.isenabled()
+
+
+def _young_ids() -> set[int]:
+    return {id(item) for generation in (0, 1) for item in gc.get_objects(generation)}
+
+
+def test_a_loaded_history_goes_straight_to_the_oldest_generation() -> None:
+    text = _document({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    gc.collect()
+    (message,) = mb.load_messages(text)
+    young = _young_ids()
+    assert id(message) not in young  # promoted without a collection walking it
+    assert id(message.content[0]) not in young
+    assert gc.is_tracked(message)
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_the_program_froze_stay_frozen_across_a_load() -> None:
+    gc.collect()
+    kept = [[index] for index in range(10)]
+    gc.freeze()
+    try:
+        assert gc.get_freeze_count() >= len(kept)
+        (message,) = mb.load_messages(_document({"role": "user", "content": "hi"}))
+        assert message.text == "hi"
+        collected = {id(item) for item in gc.get_objects()}  # every generation, not the frozen
+        assert not any(id(item) in collected for item in kept)  # still frozen after the load
+        assert id(message) in collected
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
 
 
 # -- property: the walk after pydantic-core's path agrees with the checked path ----------------

@@ -17,27 +17,29 @@ import hashlib
 import math
 import os
 import time
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import Annotated, Any, BinaryIO, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     PrivateAttr,
     SerializerFunctionWrapHandler,
     field_serializer,
     field_validator,
     model_serializer,
 )
+from pydantic_core import core_schema
 
 from .._checks import check_size
-from ..datauri import b64decode, b64encode, data_uri_prefix
+from ..datauri import b64decode, is_clean_base64
 from ..errors import BlockedURLError, PathNotAllowedError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
+from ._cache import _BaseSource
 from ._confined import Confinement
 from ._files import open_regular, path_from_file_uri, read_capped, read_window
-from ._flight import FreshLock, Loader
 from ._trust import Allowance, current_allowance
 
 MAX_REFERENCE = 2048
@@ -58,151 +60,16 @@ __all__ = [
 ]
 
 
-class _BaseSource(BaseModel):
-    model_config = ConfigDict(
-        frozen=True, ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
-    )
-
-    _data: bytes | None = PrivateAttr(default=None)
-    _header: bytes | None = PrivateAttr(default=None)
-    _base64: str | None = PrivateAttr(default=None)
-    _data_uri: str | None = PrivateAttr(default=None)
-    _hint: str | None = PrivateAttr(default=None)
-    _lock: FreshLock = PrivateAttr(default_factory=FreshLock)
-    _loader: Loader | None = PrivateAttr(default=None)  # made on the first read
-
-    def __eq__(self, other: object) -> bool:
-        # Fields only: the read cache and lock are not part of a source's identity. Bytes in
-        # memory and base64 text in memory are the same media when they hold the same bytes.
-        if type(other) is not type(self):
-            if isinstance(self, _IN_MEMORY) and isinstance(other, _IN_MEMORY):
-                return self.read() == other.read()
-            return NotImplemented
-        return self.__dict__ == other.__dict__
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def loaded(self) -> bool:
-        """True once the bytes are in memory."""
-        return self._data is not None
-
-    @property
-    def content_type_hint(self) -> str | None:
-        """A MIME type learned while reading (an HTTP Content-Type), used only as a fallback."""
-        return self._hint
-
-    def describe(self) -> str:
-        """A short human description for error messages, e.g. ``path 'photo.jpg'``."""
-        raise NotImplementedError
-
-    def header(self, policy: FetchPolicy | None = None) -> bytes | memoryview:
-        """The first bytes of the media, at most `HEADER_WINDOW`, for MIME detection."""
-        if self._data is not None:
-            return memoryview(self._data)[:HEADER_WINDOW]
-        return memoryview(self.read(policy))[:HEADER_WINDOW]
-
-    def peek_header(self) -> bytes | memoryview | None:
-        """The header if it is available without network I/O (None for an unread URL)."""
-        return self.header()
-
-    def read_header(self, n: int = HEADER_WINDOW, policy: FetchPolicy | None = None) -> bytes:
-        """At most the first ``n`` bytes of the media.
-
-        From a local file not read yet, only those bytes are read (never the rest of the file);
-        from bytes already in memory it is a slice. A URL not fetched yet is fetched whole under
-        ``policy`` (HTTP servers do not reliably honour ranges), then sliced.
-        """
-        check_size("read_header", "n", n)
-        if self._data is not None:
-            return self._data[:n]
-        if n <= HEADER_WINDOW:
-            return bytes(self.header(policy)[:n])
-        return self._read_beyond_window(n, policy)
-
-    def _read_beyond_window(self, n: int, policy: FetchPolicy | None) -> bytes:
-        return self.read(policy)[:n]
-
-    def read(self, policy: FetchPolicy | None = None) -> bytes:
-        """The whole media as bytes, resolved once and cached; concurrent calls share one read."""
-        return self._flights().load(lambda: self._data, lambda: self._load(policy), self._store)
-
-    async def aread(self, policy: FetchPolicy | None = None) -> bytes:
-        """`read` for asyncio code; only URL sources do real async I/O. Concurrent calls (async or
-        from threads) share one read."""
-        return await self._flights().aload(
-            lambda: self._data, lambda: self._aload(policy), self._store
-        )
-
-    def _flights(self) -> Loader:
-        loader = self._loader
-        if loader is None:
-            with self._lock:
-                if self._loader is None:
-                    self._loader = Loader()
-                loader = self._loader
-        return loader
-
-    def _load(self, policy: FetchPolicy | None) -> bytes:
-        """Read the bytes from where they live (no caching: `read` does that)."""
-        raise NotImplementedError
-
-    async def _aload(self, policy: FetchPolicy | None) -> bytes:
-        return self._load(policy)
-
-    def cached_base64(self) -> str | None:
-        """The base64 text if it was computed already."""
-        return self._base64
-
-    def base64(self, policy: FetchPolicy | None = None) -> str:
-        """The media as standard base64 text, computed once and cached."""
-        cached = self._base64
-        if cached is None:
-            uri = self._data_uri
-            if uri is not None:  # already encoded inside a data URI: copy it out, no re-encoding
-                cached = uri[uri.index(",", 5) + 1 :]
-            else:
-                cached = b64encode(self.read(policy))
-            self._base64 = cached
-        return cached
-
-    def cached_data_uri(self, mime_type: str) -> str | None:
-        """The data URI for ``mime_type`` if it was built already."""
-        uri = self._data_uri
-        if uri is not None and uri.startswith(data_uri_prefix(mime_type)):
-            return uri
-        return None
-
-    def data_uri(self, mime_type: str, policy: FetchPolicy | None = None) -> str:
-        """``data:<mime>;base64,<data>``, built once and cached.
-
-        Encoded straight after its prefix in one buffer, so the payload is copied once into the
-        string; from a cached base64 it is one concatenation, with no re-encoding.
-        """
-        uri = self.cached_data_uri(mime_type)
-        if uri is None:
-            prefix = data_uri_prefix(mime_type)
-            cached = self._base64
-            uri = prefix + cached if cached is not None else b64encode(self.read(policy), prefix)
-            self._data_uri = uri
-        return uri
-
-    def _store(self, data: bytes) -> bytes:
-        with self._lock:
-            if self._data is None:
-                self._data = data
-                self._header = None
-            return self._data
-
-
 class BytesSource(_BaseSource):
     """Bytes already in memory (kept as the very object given, never copied)."""
 
     kind: Literal["bytes"] = "bytes"
     data: bytes
 
+    _in_memory: ClassVar[bool] = True
+
     def model_post_init(self, context: Any, /) -> None:
-        self._data = self.data
+        self._start_cache(self.data)
 
     @field_serializer("data", when_used="json")
     def _data_as_base64(self, data: bytes) -> str:
@@ -236,8 +103,10 @@ class Base64Source(_BaseSource):
     data: str
     """Standard, padded base64 with no line breaks (`is_clean_base64`)."""
 
-    def model_post_init(self, context: Any, /) -> None:
-        self._base64 = self.data
+    _in_memory: ClassVar[bool] = True
+
+    def cached_base64(self) -> str | None:
+        return self.data
 
     @property
     def loaded(self) -> bool:
@@ -287,7 +156,28 @@ class Base64Source(_BaseSource):
         self._data_uri = uri
 
 
-_IN_MEMORY = (BytesSource, Base64Source)
+class _StoredBytes(Base64Source):
+    """Bytes stored inline in JSON text (``{"kind": "bytes", "data": "<base64>"}``), loaded as
+    the base64 text they were stored as: a `Base64Source` that is written back as ``"bytes"``.
+
+    Loading a history does not decode its media: the text is decoded strictly on the first
+    `read` (a malformed one raises `DecodeError` then), and a provider that takes base64 gets the
+    stored text itself. Only standard, padded text without line breaks is kept so
+    (`is_clean_base64`); anything else is decoded at load into a `BytesSource`, as before.
+    """
+
+    kind: Literal["bytes"] = "bytes"  # type: ignore[assignment]
+    data: str
+
+    @field_validator("data")
+    @classmethod
+    def _clean_text(cls, text: str) -> str:
+        if not is_clean_base64(text):
+            raise ValueError("not standard padded base64: decoded at load instead")
+        return text
+
+    def describe(self) -> str:
+        return f"{self.decoded_size} bytes stored as base64"
 
 
 class PathSource(_BaseSource):
@@ -304,6 +194,7 @@ class PathSource(_BaseSource):
     _allowance: Allowance | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
         self._allowance = current_allowance()
 
     @property
@@ -367,8 +258,10 @@ class URLSource(_BaseSource):
     url: str
 
     _allowance: Allowance | None = PrivateAttr(default=None)
+    _hint: str | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
         self._allowance = current_allowance()
 
     @property
@@ -377,6 +270,10 @@ class URLSource(_BaseSource):
         built it); such a URL is fetched only under a policy the caller gave (docs/history.md)."""
         allowance = self._allowance
         return allowance.origin if allowance is not None else None
+
+    @property
+    def content_type_hint(self) -> str | None:
+        return self._hint
 
     def describe(self) -> str:
         shown = self.url if len(self.url) <= 80 else self.url[:77] + "..."
@@ -578,8 +475,40 @@ class FileIdSource(_BaseSource):
         return data
 
 
+class _TaggedByKind:
+    """The source union, picked by ``kind``; from JSON text, inline bytes stay text.
+
+    From JSON text a ``"bytes"`` source holding clean base64 is kept as that text
+    (`_StoredBytes`), else decoded into a `BytesSource`; from Python values ``"bytes"`` is a
+    `BytesSource` (decoding a base64 string as before), or the `_StoredBytes` given.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        others = {
+            cls.model_fields["kind"].default: handler.generate_schema(cls)
+            for cls in (Base64Source, PathSource, URLSource, FileIdSource)
+        }
+        in_memory = handler.generate_schema(BytesSource)
+        stored = handler.generate_schema(_StoredBytes)
+        from_text = core_schema.union_schema([stored, in_memory], mode="left_to_right")
+        from_python = core_schema.no_info_wrap_validator_function(_kept_if_stored, in_memory)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.tagged_union_schema({**others, "bytes": from_text}, "kind"),
+            python_schema=core_schema.tagged_union_schema({**others, "bytes": from_python}, "kind"),
+            serialization=core_schema.simple_ser_schema("any"),  # each source as its own class
+        )
+
+
+def _kept_if_stored(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    """A `_StoredBytes` as it is; anything else validated as a `BytesSource` (its errors only)."""
+    if type(value) is _StoredBytes:
+        return value
+    return handler(value)
+
+
 Source = Annotated[
-    BytesSource | Base64Source | PathSource | URLSource | FileIdSource,
-    Field(discriminator="kind"),
+    BytesSource | Base64Source | PathSource | URLSource | FileIdSource, _TaggedByKind()
 ]
 """Any media source, tagged by ``kind`` in JSON."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # asyncio loads with the first asynchronous wait, not with the package
     import asyncio
 
-__all__ = ["FreshLock", "Loader"]
+__all__ = ["Loader"]
 
 
 class _Flight:
@@ -55,30 +55,6 @@ class _Flight:
 def _resolve(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
-
-
-class FreshLock:
-    """A lock guarding a cache, which copies and pickles as a new, unlocked lock.
-
-    A source's locks are not part of its value: `copy.deepcopy` and `pickle` of a block (and of the
-    messages holding it) must work, and a copy must not share a lock with its original.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-
-    def __enter__(self) -> FreshLock:
-        self._lock.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
-
-    def __deepcopy__(self, memo: dict[int, object]) -> FreshLock:
-        return FreshLock()
-
-    def __reduce__(self) -> tuple[type[FreshLock], tuple[()]]:
-        return (FreshLock, ())
 
 
 class Loader:
