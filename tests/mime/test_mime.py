@@ -449,6 +449,14 @@ def test_bytes_with_many_control_characters_are_not_text(
     assert detect_mime(bytes(data)) not in {"text/plain", "text/csv", "text/markdown"}
 
 
+def test_a_repeated_pair_of_bytes_is_not_wide_text() -> None:
+    """Found by the property test above: ``00 01`` repeated, with controls, read as UTF-16LE
+    is one letter (U+0100) and a space over and over, which no text is."""
+    data = b"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01 \x00\x00\x01\x00\x01\x00"
+    assert detect_mime(data) is None
+    assert detect_mime("Ā ā Ă ă Ą ą, Ćma".encode("utf-16-le")) == "text/plain"
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(min_size=64, max_size=2000))
 def test_random_binary_is_not_text(data: bytes) -> None:

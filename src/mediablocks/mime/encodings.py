@@ -241,8 +241,8 @@ def _plausible_wide(head: bytes, codec: str, unit: int, truncated: bool) -> str 
         text = body[: error.start].decode(codec)
     if len(text) < 4 or _TEXT_CONTROL.search(text) or not _all_text_characters(text):
         return None
-    if not any(char.isalpha() for char in text) or _table_like(text):
-        return None
+    if _table_like(text) or len({char for char in text if char.isalpha()}) < 3:
+        return None  # no letters, a table, or one letter repeated ("ĀĀĀĀ Ā": 00 01 00 01...)
     return text
 
 
