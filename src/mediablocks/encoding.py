@@ -78,12 +78,12 @@ def _checked(index: int, message: Message, written: dict[int, tuple[ToolCallBloc
             _check_read(index, position, block)
         elif isinstance(block, MediaBlock):
             uploaded = uploaded or is_portable_upload(block)
-            _check_text_encoding(index, position, block)
+            _check_media(index, position, block)
         elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
             for item in block.content:
                 if isinstance(item, MediaBlock):
                     uploaded = uploaded or is_portable_upload(item)
-                    _check_text_encoding(index, position, item)
+                    _check_media(index, position, item)
     return uploaded
 
 
@@ -97,10 +97,18 @@ def _holds_upload(message: Message) -> bool:
     return False
 
 
-def _check_text_encoding(index: int, position: int, item: MediaBlock) -> None:
-    """Text documents held in memory must be UTF-8, as every provider reads them: UTF-16 or
-    UTF-32 without a byte-order mark is valid UTF-8 full of NULs and would arrive as garbage."""
-    if not (isinstance(item, FileBlock) and item.loaded and is_text_type(item.mime_type)):
+def _check_media(index: int, position: int, item: MediaBlock) -> None:
+    """Media held in memory: its type known (base64 that does not decode, e.g. in a stored
+    history, is named here with its place, not deep in a translator), and text documents
+    UTF-8, as every provider reads them: UTF-16 or UTF-32 without a byte-order mark is valid
+    UTF-8 full of NULs and would arrive as garbage."""
+    if not item.loaded:
+        return
+    try:
+        mime = item.mime_type
+    except DecodeError as exc:
+        raise DecodeError(f"message {index}, block {position}: {exc}", block=item) from None
+    if not (isinstance(item, FileBlock) and is_text_type(mime)):
         return
     encoding = text_encoding(item.read())
     if encoding in ("utf-8", "utf-8-sig"):

@@ -84,6 +84,9 @@ def test_malformed_stored_base64_raises_a_coded_decode_error_when_first_needed(
         assert caught.value.code == "decode_error"
         assert "bytes stored as base64 is not valid base64" in str(caught.value)
         assert found in str(caught.value)
+    for provider in ("anthropic", "openai", "gemini", "bedrock"):  # encode names the block's place
+        with pytest.raises(mb.DecodeError, match=r"^message 0, block 1: .*not valid base64"):
+            mb.encode([message], provider)
     with pytest.raises(mb.DecodeError, match="base64"):  # the parsed document: refused at load
         mb.load_messages(json.loads(_document(broken)))
 
