@@ -39,6 +39,7 @@ from .mime._declared import (
     _same_media,
     _stays_text,
 )
+from .mime.detect import PREFIX_SIZE, decided_by_prefix
 from .mime.encodings import declared_text, is_text_type
 from .sources import (
     Base64Source,
@@ -130,7 +131,9 @@ class MediaBlock(BlockBase):
                 raise MediaTypeError(f"{cls.__name__}: declared type {exc}") from None
         block = cls(source=source, declared_mime=mime_type, filename=filename, strict=strict)
         if isinstance(source, (BytesSource, Base64Source)):
-            block._resolve_mime(source.header())  # in memory: refuse a bad declared type now
+            # In memory: refuse a bad declared type now (from the first bytes when they decide).
+            prefix = block._deciding_prefix()
+            block._resolve_mime(prefix if prefix is not None else source.header())
         return block
 
     # -- constructors ---------------------------------------------------------------------------
@@ -309,10 +312,28 @@ class MediaBlock(BlockBase):
         """
         if self._mime is not None:
             return self._mime
+        prefix = self._deciding_prefix()
+        if prefix is not None:
+            return self._resolve_mime(prefix)
         header = self.source.peek_header()
         if header is None:
             return self._provisional_mime()
         return self._resolve_mime(header)
+
+    def _deciding_prefix(self) -> bytes | None:
+        """The first bytes of base64 text not decoded yet when they alone decide the type the
+        whole header window would give (`decided_by_prefix`: JPEG, PNG, GIF) and nothing else
+        in `_resolve_mime` needs more (no declared type, or one of the same media): decoding a
+        64 KiB window per image was most of translating a history of photos."""
+        source = self.source
+        if not isinstance(source, Base64Source):
+            return None
+        prefix = source.prefix(PREFIX_SIZE)
+        detected = None if prefix is None else decided_by_prefix(prefix)
+        if detected is None:
+            return None
+        declared = self.declared_mime
+        return prefix if declared is None or _same_media(declared, detected) else None
 
     def read(self, policy: FetchPolicy | None = None) -> bytes:
         """The media bytes. Paths are read and URLs fetched once, then cached on the block."""
@@ -343,12 +364,17 @@ class MediaBlock(BlockBase):
     def to_base64(self, policy: FetchPolicy | None = None) -> tuple[str, str]:
         """``(base64 data, mime type)``, ready for a provider. Computed once and cached."""
         data = self.source.base64(policy)
-        return data, self._resolve_mime(self.source.header(policy))
+        return data, self._known_mime(policy)
 
     def to_data_uri(self, policy: FetchPolicy | None = None) -> str:
         """``data:<mime>;base64,<data>``. Computed once and cached; reuses a cached base64."""
-        mime = self._resolve_mime(self.source.header(policy))
-        return self.source.data_uri(mime, policy)
+        return self.source.data_uri(self._known_mime(policy), policy)
+
+    def _known_mime(self, policy: FetchPolicy | None) -> str:
+        """The type the bytes say, learnt once (a URL is fetched for it, under ``policy``)."""
+        if self._mime is not None:
+            return self._mime
+        return self._resolve_mime(self.source.header(policy))
 
     # -- MIME resolution ------------------------------------------------------------------------
 

@@ -143,6 +143,31 @@ def _as_bytes_view(view: memoryview) -> memoryview:
     return memoryview(view.tobytes())
 
 
+PREFIX_DECIDED: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+"""Signatures whose first bytes alone decide `detect_mime`, whatever follows: each check is the
+first the table runs for its first byte and looks at nothing else (a test pins both)."""
+PREFIX_SIZE = 8
+"""Bytes enough for `decided_by_prefix`."""
+
+
+def decided_by_prefix(prefix: bytes) -> str | None:
+    """What `detect_mime` says of any bytes starting with ``prefix`` (at least `PREFIX_SIZE`
+    bytes) when their first bytes alone decide it (JPEG, PNG, GIF); else None, and None while
+    user signatures are registered (they may look further). Lets a caller holding base64 text
+    skip decoding a whole header window for the commonest images."""
+    if signatures._user_signatures:
+        return None
+    for signature, mime in PREFIX_DECIDED:
+        if prefix.startswith(signature):
+            return mime
+    return None
+
+
 def detect_mime(data: bytes | bytearray | memoryview) -> str | None:
     """The MIME type the bytes say, from their first `HEADER_WINDOW` bytes; None when they say
     nothing (empty, truncated, random or unknown binary). Never copies the buffer.

@@ -33,7 +33,7 @@ from pydantic import (
 from pydantic_core import core_schema
 
 from .._checks import check_size
-from ..datauri import b64decode, is_clean_base64
+from ..datauri import b64decode, base64_characters_only, is_clean_base64
 from ..errors import BlockedURLError, PathNotAllowedError, SourceError
 from ..fetching.policy import FetchPolicy, current_policy, scoped_policy
 from ..mime import HEADER_WINDOW
@@ -93,7 +93,8 @@ class Base64Source(_BaseSource):
     """Base64 text in memory (a provider payload, a data URI), kept as the text it arrived as.
 
     Translating a history between providers that both carry base64 copies this text through and
-    never decodes it: the MIME type is detected from the decoded header window alone. The whole
+    never decodes it: the MIME type is detected from the decoded header window alone (from its
+    first bytes for JPEG, PNG and GIF: `prefix`). The whole
     text is decoded, strictly, only when bytes are needed (`read`: prepare, probe, a provider
     that takes raw bytes); malformed base64 raises `DecodeError` then. Build one through
     ``from_base64``/``from_data_uri`` with ``strict=True`` to check every character at once.
@@ -134,6 +135,20 @@ class Base64Source(_BaseSource):
         """How many bytes the text decodes to, without decoding it."""
         text = self.data
         return len(text) // 4 * 3 - text[-2:].count("=")
+
+    def prefix(self, n: int) -> bytes | None:
+        """At most the first ``n`` bytes (a few), decoding only their 4-character groups, once
+        every character of the header window's text is checked to be base64's
+        (`base64_characters_only`, a sixth of decoding the window): None when one is not, and
+        then `header` decodes the window and names what is wrong. For MIME types decided by a
+        signature's first bytes (`mime.detect.decided_by_prefix`)."""
+        cached = self._data if self._data is not None else self._header
+        if cached is not None:
+            return cached[:n]
+        window = self.data[: (HEADER_WINDOW + 2) // 3 * 4]
+        if len(window) % 4 or not base64_characters_only(window):
+            return None
+        return self.decoded_range(0, n)
 
     def decoded_range(self, offset: int, n: int) -> bytes:
         """At most ``n`` bytes from ``offset``, decoding only the 4-character groups that hold
