@@ -61,14 +61,13 @@ from .blocks import (
     Block,
     ContentBlock,
     MediaList,
-    RawBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
     _blocks_adapter,
 )
-from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
+from .media import AudioBlock, ImageBlock, MediaBlock
 from .media_input import media_block
 from .stop_reasons import StopReason, normalize_stop_reason
 from .usage import Cost, Prices, Usage
@@ -533,19 +532,8 @@ class CompactionSummaryMessage(_MessageBase):
         )
 
 
-_BLOCK_CLASSES = frozenset(
-    {
-        TextBlock,
-        ThinkingBlock,
-        ToolCallBlock,
-        ToolResultBlock,
-        ImageBlock,
-        AudioBlock,
-        VideoBlock,
-        FileBlock,
-        RawBlock,
-    }
-)
+_BLOCK_CLASSES: frozenset[type[Any]] = frozenset(get_args(get_args(Block)[0]))
+"""The classes of the `Block` union: a block of one of them is stored by validation as it is."""
 _PLAIN_FIELDS = frozenset({"name", "model", "provider", "response_id"})
 """The ``str | None`` fields validation stores as given (an assistant's stop reasons are not
 among them: its model validator normalises them)."""
