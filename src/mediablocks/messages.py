@@ -229,7 +229,7 @@ class _MessageBase(BaseModel):
 
     id: str = Field(default_factory=_new_id)
     timestamp: datetime = Field(default_factory=_now)
-    content: Annotated[tuple[Block, ...], _ContentInput(), AfterValidator(freeze_blocks)] = (
+    content: Annotated[tuple[Block, ...], _ContentInput(), AfterValidator(BlockTuple)] = (
         EMPTY_BLOCKS
     )
     """The blocks, a tuple: a frozen message cannot change in place (see `with_content`)."""
