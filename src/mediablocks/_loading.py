@@ -125,6 +125,7 @@ def load_json_messages(
     return messages
 
 
+@collector_paused()  # cyclic GC held off while the history is built (see its docstring)
 def load_document(
     data: str | bytes | bytearray | dict[str, Any] | list[Any],
     message_type: Any,
@@ -138,20 +139,6 @@ def load_document(
 
     ``stored_adapter`` validates canonical stored messages, ``messages_adapter`` any messages.
     """
-    with collector_paused():
-        return _load_document(
-            data, message_type, stored_adapter, messages_adapter, format_name, version
-        )
-
-
-def _load_document(
-    data: str | bytes | bytearray | dict[str, Any] | list[Any],
-    message_type: Any,
-    stored_adapter: TypeAdapter[list[Any]],
-    messages_adapter: TypeAdapter[list[Any]],
-    format_name: str,
-    version: int,
-) -> list[Any]:
     if isinstance(data, bytearray):
         data = bytes(data)
     document: Any = data
