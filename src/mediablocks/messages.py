@@ -107,6 +107,17 @@ def normalize_role(role: str) -> str:
     return ROLE_ALIASES.get(lowered, lowered)
 
 
+def _exact_first_from_json(
+    exact: core_schema.CoreSchema, fallback: core_schema.CoreSchema, **union: Any
+) -> core_schema.CoreSchema:
+    """From JSON, ``exact`` first (what a stored history holds, matched with no Python call),
+    then ``fallback``; from Python, ``fallback`` alone. ``union``: `union_schema` options."""
+    return core_schema.json_or_python_schema(
+        json_schema=core_schema.union_schema([exact, fallback], mode="left_to_right", **union),
+        python_schema=fallback,
+    )
+
+
 def _canonical_role(value: Any) -> Any:
     return normalize_role(value) if isinstance(value, str) else value
 
@@ -125,14 +136,11 @@ class _CanonicalRole:
     ) -> core_schema.CoreSchema:
         exact = handler(source)
         aliased = core_schema.no_info_before_validator_function(_canonical_role, exact)
-        return core_schema.json_or_python_schema(
-            json_schema=core_schema.union_schema(
-                [exact, aliased],
-                mode="left_to_right",
-                custom_error_type="literal_error",  # one error, as from Python
-                custom_error_context={"expected": repr(get_args(source)[0])},
-            ),
-            python_schema=aliased,
+        return _exact_first_from_json(
+            exact,
+            aliased,
+            custom_error_type="literal_error",  # one error, as from Python
+            custom_error_context={"expected": repr(get_args(source)[0])},
         )
 
 
@@ -179,10 +187,7 @@ class _ContentInput:
     ) -> core_schema.CoreSchema:
         blocks = handler(source)
         given = core_schema.no_info_before_validator_function(_as_blocks, blocks)
-        return core_schema.json_or_python_schema(
-            json_schema=core_schema.union_schema([blocks, given], mode="left_to_right"),
-            python_schema=given,
-        )
+        return _exact_first_from_json(blocks, given)
 
 
 ContentInput = Union[str, Block, MediaBlock, Sequence[Union[str, Block, MediaBlock]]]
@@ -357,10 +362,7 @@ class _KeepUnknownStopReason:
     ) -> core_schema.CoreSchema:
         known = handler(source)
         kept = core_schema.no_info_wrap_validator_function(_keep_unknown_stop_reason, known)
-        return core_schema.json_or_python_schema(
-            json_schema=core_schema.union_schema([known, kept], mode="left_to_right"),
-            python_schema=kept,
-        )
+        return _exact_first_from_json(known, kept)
 
 
 _KEEP_UNKNOWN_STOP_REASON = _KeepUnknownStopReason()
