@@ -9,7 +9,7 @@ import io
 import json
 import threading
 import wave
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -79,6 +79,31 @@ def make_wav(seconds: float = 0.1, rate: int = 8000) -> bytes:
         out.setsampwidth(2)
         out.setframerate(rate)
         out.writeframes(b"\x00\x01" * int(seconds * rate))
+    return buffer.getvalue()
+
+
+def pyav_audio(
+    seconds: int,
+    container: str,
+    codec: str,
+    second_of_sound: Callable[[int], tuple[Any, str]],
+    rate: int = 16000,
+) -> bytes:
+    """``seconds`` of mono audio at ``rate`` Hz encoded by PyAV as ``container`` with ``codec``
+    (the test is skipped without PyAV). ``second_of_sound(n)`` gives second ``n``: its samples,
+    an array of shape ``(1, rate)``, and their PyAV sample format (``"s16"``, ``"flt"``...)."""
+    av = pytest.importorskip("av")
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format=container) as output:
+        stream = output.add_stream(codec, rate=rate, layout="mono")
+        for second in range(seconds):
+            samples, sample_format = second_of_sound(second)
+            frame = av.AudioFrame.from_ndarray(samples, format=sample_format, layout="mono")
+            frame.sample_rate, frame.pts = rate, second * rate
+            for packet in stream.encode(frame):
+                output.mux(packet)
+        for packet in stream.encode(None):
+            output.mux(packet)
     return buffer.getvalue()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from mediablocks.errors import DecodeError, DoesNotFitError
 from mediablocks.media import AudioBlock
 from mediablocks.messages import UserMessage
 from mediablocks.preparing import prepare, prepare_with_report
+from tests.conftest import pyav_audio
 
 TESTDATA = Path(__file__).resolve().parents[2] / "testdata"
 MANIFEST = json.loads((TESTDATA / "manifest.json").read_text())
@@ -137,22 +139,13 @@ def test_any_window_of_a_cut_recording_agrees_with_the_whole_file(
 
 def _tone_m4a(seconds: int) -> bytes:
     """``seconds`` of a tone as AAC in an M4A, encoded by PyAV (its index follows the sound)."""
-    av = pytest.importorskip("av")
-    import numpy as np
+    np = pytest.importorskip("numpy")
 
-    buffer = io.BytesIO()
-    with av.open(buffer, "w", format="ipod") as output:
-        stream = output.add_stream("aac", rate=16000, layout="mono")
-        for second in range(seconds):
-            t = np.arange(second * 16000, (second + 1) * 16000) / 16000
-            wave = (np.sin(2 * np.pi * 440 * t) * 0.3).astype(np.float32).reshape(1, -1)
-            frame = av.AudioFrame.from_ndarray(wave, format="flt", layout="mono")
-            frame.sample_rate, frame.pts = 16000, second * 16000
-            for packet in stream.encode(frame):
-                output.mux(packet)
-        for packet in stream.encode(None):
-            output.mux(packet)
-    return buffer.getvalue()
+    def second(n: int) -> tuple[Any, str]:
+        t = np.arange(n * 16000, (n + 1) * 16000) / 16000
+        return (np.sin(2 * np.pi * 440 * t) * 0.3).astype(np.float32).reshape(1, -1), "flt"
+
+    return pyav_audio(seconds, "ipod", "aac", second)
 
 
 def test_a_check_over_a_window_reads_the_end_of_an_mp4_indexed_there() -> None:
@@ -173,22 +166,7 @@ def test_a_check_over_a_window_reads_the_end_of_an_mp4_indexed_there() -> None:
 @functools.cache
 def _noise_flac(seconds: int) -> bytes:
     """``seconds`` of noise as 16 kHz FLAC (large: noise does not compress)."""
-    av = pytest.importorskip("av")
-    import numpy as np
-
-    buffer = io.BytesIO()
-    rng = np.random.default_rng(5)
-    with av.open(buffer, "w", format="flac") as output:
-        stream = output.add_stream("flac", rate=16000, layout="mono")
-        for second in range(seconds):
-            samples = rng.integers(-12000, 12000, (1, 16000), dtype=np.int16)
-            frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
-            frame.sample_rate, frame.pts = 16000, second * 16000
-            for packet in stream.encode(frame):
-                output.mux(packet)
-        for packet in stream.encode(None):
-            output.mux(packet)
-    return buffer.getvalue()
+    return pyav_audio(seconds, "flac", "flac", _noise(5))
 
 
 class _Jobs:
@@ -222,20 +200,14 @@ def test_a_long_recording_is_checked_from_its_start_and_end_only(
 
 def _noise_wav(seconds: int) -> bytes:
     """``seconds`` of 16 kHz mono noise as a WAV, written by PyAV."""
-    av = pytest.importorskip("av")
-    import numpy as np
+    return pyav_audio(seconds, "wav", "pcm_s16le", _noise(6))
 
-    buffer = io.BytesIO()
-    rng = np.random.default_rng(6)
-    with av.open(buffer, "w", format="wav") as output:
-        stream = output.add_stream("pcm_s16le", rate=16000, layout="mono")
-        for second in range(seconds):
-            samples = rng.integers(-12000, 12000, (1, 16000), dtype=np.int16)
-            frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
-            frame.sample_rate, frame.pts = 16000, second * 16000
-            for packet in stream.encode(frame):
-                output.mux(packet)
-    return buffer.getvalue()
+
+def _noise(seed: int) -> Callable[[int], tuple[Any, str]]:
+    """Seconds of 16-bit noise, the same for the same ``seed``."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(seed)
+    return lambda _: (rng.integers(-12000, 12000, (1, 16000), dtype=np.int16), "s16")
 
 
 def test_a_long_wav_gets_the_larger_start_ffmpeg_reads_and_passes_in_one_window(
@@ -474,9 +446,7 @@ def test_damage_after_the_first_frame_is_found_only_by_the_full_check() -> None:
 @functools.cache
 def _short_recordings() -> dict[str, bytes]:
     """Two seconds of noise in each container the quick open names, and in one it probes."""
-    av = pytest.importorskip("av")
-    import numpy as np
-
+    np = pytest.importorskip("numpy")
     made = {}
     for container, codec, rate in [
         ("flac", "flac", 16000),
@@ -485,19 +455,12 @@ def _short_recordings() -> dict[str, bytes]:
         ("ogg", "libopus", 48000),
         ("mp3", "libmp3lame", 16000),
     ]:
-        buffer = io.BytesIO()
         rng = np.random.default_rng(9)
-        with av.open(buffer, "w", format=container) as output:
-            stream = output.add_stream(codec, rate=rate, layout="mono")
-            for second in range(2):
-                samples = rng.integers(-8000, 8000, (1, rate), dtype=np.int16)
-                frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
-                frame.sample_rate, frame.pts = rate, second * rate
-                for packet in stream.encode(frame):
-                    output.mux(packet)
-            for packet in stream.encode(None):
-                output.mux(packet)
-        made[container] = buffer.getvalue()
+
+        def second(_: int, rng: Any = rng, rate: int = rate) -> tuple[Any, str]:
+            return rng.integers(-8000, 8000, (1, rate), dtype=np.int16), "s16"
+
+        made[container] = pyav_audio(2, container, codec, second, rate)
     return made
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,7 @@ from mediablocks.media_input import media_block
 from mediablocks.messages import UserMessage
 from mediablocks.mime import detect_mime
 from mediablocks.preparing import prepare, prepare_with_report
+from tests.conftest import pyav_audio
 
 av = pytest.importorskip("av")
 
@@ -124,24 +126,13 @@ def test_check_audio_decodes_opens_and_decodes_the_start() -> None:
 
 def _long_flac(seconds: int) -> bytes:
     """``seconds`` of a 440 Hz tone as FLAC, encoded by PyAV (many packets)."""
-    import io
-
-    import av
     import numpy as np
 
-    buffer = io.BytesIO()
-    with av.open(buffer, "w", format="flac") as output:
-        stream = output.add_stream("flac", rate=16000, layout="mono")
-        for second in range(seconds):
-            t = np.arange(second * 16000, (second + 1) * 16000) / 16000
-            samples = (np.sin(2 * np.pi * 440 * t) * 12000).astype(np.int16).reshape(1, -1)
-            frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
-            frame.sample_rate, frame.pts = 16000, second * 16000
-            for packet in stream.encode(frame):
-                output.mux(packet)
-        for packet in stream.encode(None):
-            output.mux(packet)
-    return buffer.getvalue()
+    def second(n: int) -> tuple[Any, str]:
+        t = np.arange(n * 16000, (n + 1) * 16000) / 16000
+        return (np.sin(2 * np.pi * 440 * t) * 12000).astype(np.int16).reshape(1, -1), "s16"
+
+    return pyav_audio(seconds, "flac", "flac", second)
 
 
 def test_the_default_audio_check_stops_after_the_first_frames() -> None:
