@@ -89,14 +89,18 @@ class BytesSource(_BaseSource):
         return self.data
 
 
+_WINDOW_CHARS = (HEADER_WINDOW + 2) // 3 * 4
+"""The base64 characters (whole 4-character groups) that hold the header window."""
+
+
 class Base64Source(_BaseSource):
     """Base64 text in memory (a provider payload, a data URI), kept as the text it arrived as.
 
     Translating a history between providers that both carry base64 copies this text through and
     never decodes it: the MIME type is detected from the decoded header window alone (from its
-    first bytes for JPEG, PNG and GIF: `prefix`). The whole
-    text is decoded, strictly, only when bytes are needed (`read`: prepare, probe, a provider
-    that takes raw bytes); malformed base64 raises `DecodeError` then. Build one through
+    first bytes for JPEG, PNG and GIF: `prefix`). The whole text is decoded, strictly, only
+    when bytes are needed (`read`: prepare, probe, a provider that takes raw bytes); malformed
+    base64 raises `DecodeError` then. Build one through
     ``from_base64``/``from_data_uri`` with ``strict=True`` to check every character at once.
     """
 
@@ -122,9 +126,9 @@ class Base64Source(_BaseSource):
             return memoryview(self._data)[:HEADER_WINDOW]
         if self._header is None:
             # Whole 4-character groups covering the window: a strict decode of just those.
-            self._header = b64decode(
-                self.data[: (HEADER_WINDOW + 2) // 3 * 4], what=self.describe()
-            )[:HEADER_WINDOW]
+            self._header = b64decode(self.data[:_WINDOW_CHARS], what=self.describe())[
+                :HEADER_WINDOW
+            ]
         return self._header
 
     def _load(self, policy: FetchPolicy | None) -> bytes:
@@ -145,7 +149,7 @@ class Base64Source(_BaseSource):
         cached = self._data if self._data is not None else self._header
         if cached is not None:
             return cached[:n]
-        window = self.data[: (HEADER_WINDOW + 2) // 3 * 4]
+        window = self.data[:_WINDOW_CHARS]
         if len(window) % 4 or not base64_characters_only(window):
             return None
         return self.decoded_range(0, n)
