@@ -57,24 +57,28 @@ RECORDINGS = {
     "60 s Opus (WebM)": ("webm", "libopus", 60),
     "300 s AAC (M4A)": ("mp4", "aac", 300),
     "300 s FLAC": ("flac", "flac", 300),
+    "120 s FLAC (44.1 kHz stereo)": ("flac", "flac", 120, 44100, "stereo"),
 }
+"""(container, codec, seconds[, rate, layout]): mono at 16 kHz (Opus: 48 kHz) unless said."""
 
 
-def _recording(container: str, codec: str, seconds: int) -> bytes:
+def _recording(
+    container: str, codec: str, seconds: int, rate: int = 0, layout: str = "mono"
+) -> bytes:
     import av
     import numpy as np
 
-    rate = 48000 if codec == "libopus" else 16000
+    rate = rate or (48000 if codec == "libopus" else 16000)
+    channels = 2 if layout == "stereo" else 1
     buffer = io.BytesIO()
     rng = np.random.default_rng(3)
     with av.open(buffer, "w", format=container) as output:
-        stream = output.add_stream(codec, rate=rate, layout="mono")
+        stream = output.add_stream(codec, rate=rate, layout=layout)
         for second in range(seconds):
             t = np.arange(second * rate, (second + 1) * rate) / rate
-            wave = np.sin(2 * np.pi * 440 * t) * 8000 + rng.normal(0, 300, rate)
-            frame = av.AudioFrame.from_ndarray(
-                wave.astype(np.int16).reshape(1, -1), format="s16", layout="mono"
-            )
+            wave = np.sin(2 * np.pi * 440 * t) * 8000 + rng.normal(0, 300 * channels, rate)
+            samples = np.repeat(wave.astype(np.int16), channels).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(samples, format="s16", layout=layout)
             frame.sample_rate, frame.pts = rate, second * rate
             for packet in stream.encode(frame):
                 output.mux(packet)

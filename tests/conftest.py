@@ -88,17 +88,19 @@ def pyav_audio(
     codec: str,
     second_of_sound: Callable[[int], tuple[Any, str]],
     rate: int = 16000,
+    layout: str = "mono",
 ) -> bytes:
-    """``seconds`` of mono audio at ``rate`` Hz encoded by PyAV as ``container`` with ``codec``
-    (the test is skipped without PyAV). ``second_of_sound(n)`` gives second ``n``: its samples,
-    an array of shape ``(1, rate)``, and their PyAV sample format (``"s16"``, ``"flt"``...)."""
+    """``seconds`` of audio at ``rate`` Hz in ``layout`` encoded by PyAV as ``container`` with
+    ``codec`` (the test is skipped without PyAV). ``second_of_sound(n)`` gives second ``n``: its
+    samples, an array of shape ``(1, rate)`` (``(1, 2 * rate)``, interleaved, for a packed
+    ``"stereo"`` format), and their PyAV sample format (``"s16"``, ``"flt"``...)."""
     av = pytest.importorskip("av")
     buffer = io.BytesIO()
     with av.open(buffer, "w", format=container) as output:
-        stream = output.add_stream(codec, rate=rate, layout="mono")
+        stream = output.add_stream(codec, rate=rate, layout=layout)
         for second in range(seconds):
             samples, sample_format = second_of_sound(second)
-            frame = av.AudioFrame.from_ndarray(samples, format=sample_format, layout="mono")
+            frame = av.AudioFrame.from_ndarray(samples, format=sample_format, layout=layout)
             frame.sample_rate, frame.pts = rate, second * rate
             for packet in stream.encode(frame):
                 output.mux(packet)

@@ -198,6 +198,70 @@ def test_a_long_recording_is_checked_from_its_start_and_end_only(
     assert len(sent.head) + len(sent.tail) < len(data) // 4
 
 
+def _stereo_flac(seconds: int, rate: int = 44100) -> bytes:
+    """``seconds`` of a loud tone with noise as stereo FLAC at ``rate``: CD-sized frames (some
+    8 KiB each at 44.1 kHz), which FFmpeg reads ten of before the first is decoded."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(9)
+
+    def second(n: int) -> tuple[Any, str]:
+        t = np.arange(n * rate, (n + 1) * rate) / rate
+        wave = np.sin(2 * np.pi * 440 * t) * 8000 + rng.normal(0, 3000, rate)
+        return np.repeat(wave.astype(np.int16), 2).reshape(1, -1), "s16"
+
+    return pyav_audio(seconds, "flac", "flac", second, rate=rate, layout="stereo")
+
+
+def _with_padding(flac: bytes, size: int) -> bytes:
+    """``flac`` with a PADDING block of ``size`` bytes after its STREAMINFO (what a tagger
+    leaves for later edits; a cover picture is as large): the frames start that much later."""
+    streaminfo = flac[4:42]
+    assert streaminfo[0] & 0x7F == 0
+    last = streaminfo[0] & 0x80
+    padding = bytes([0x01 | last]) + size.to_bytes(3, "big") + bytes(size)
+    return b"fLaC" + bytes([streaminfo[0] & 0x7F]) + streaminfo[1:] + padding + flac[42:]
+
+
+@pytest.mark.parametrize("rate", [44100, 96000])
+def test_a_stereo_flac_is_checked_in_one_window_sized_from_its_streaminfo(
+    monkeypatch: pytest.MonkeyPatch, rate: int
+) -> None:
+    data = _stereo_flac(20, rate)
+    jobs = _Jobs(monkeypatch)
+    verify.run_check("check_audio_decodes", data, "music")
+    ((name, window),) = jobs.sent  # one window: FFmpeg read nothing outside it
+    assert name == "check_window"
+    assert 64 << 10 < len(window.head) < len(data) // 4  # more than a fixed 64 KiB would give
+    assert len(window.head) % verify.READ_SIZE == 0
+    assert window.tail == b""
+
+
+def test_a_flac_with_large_metadata_gets_a_window_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _with_padding(_stereo_flac(20), 300_000)
+    jobs = _Jobs(monkeypatch)
+    verify.run_check("check_audio_decodes", data, "tagged")
+    ((name, window),) = jobs.sent
+    assert name == "check_window"
+    assert 300_000 < len(window.head) < len(data) // 4
+
+
+def test_a_flac_head_needs_streaminfo_first_and_a_last_block() -> None:
+    data = _stereo_flac(2)
+    head = verify._flac_head(data)
+    assert head is not None
+    assert head > 64 << 10
+    assert verify._flac_head(b"fLaC" + bytes([0x01]) + data[5:]) is None  # not STREAMINFO
+    assert verify._flac_head(data[:41]) is None  # STREAMINFO cut short
+    endless = b"fLaC" + data[4:42] + (b"\x01\x00\x00\x00" * 100)  # no last block
+    assert verify._flac_head(endless) is None
+
+
+@given(st.binary(max_size=200))
+def test_a_flac_head_is_none_or_whole_reads(rest: bytes) -> None:
+    head = verify._flac_head(b"fLaC" + rest)
+    assert head is None or (head > 0 and head % verify.READ_SIZE == 0)
+
+
 def _noise_wav(seconds: int) -> bytes:
     """``seconds`` of 16 kHz mono noise as a WAV, written by PyAV."""
     return pyav_audio(seconds, "wav", "pcm_s16le", _noise(6))
@@ -260,7 +324,7 @@ def test_a_long_recording_broken_at_its_start_is_refused_through_the_window(
 
 def test_a_window_too_small_falls_back_to_the_whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
     data = _noise_flac(60)
-    monkeypatch.setitem(verify.NAMED_WINDOWS, "flac", (256, 0))  # not even STREAMINFO + a frame
+    monkeypatch.setattr(verify, "_first_window", lambda _: (256, 0))  # not STREAMINFO + a frame
     monkeypatch.setattr(verify, "_WINDOW_TRIES", 1)
     jobs = _Jobs(monkeypatch)
     verify.run_check("check_audio_decodes", data, "long")
@@ -270,7 +334,7 @@ def test_a_window_too_small_falls_back_to_the_whole_file(monkeypatch: pytest.Mon
 
 def test_a_window_grows_where_the_check_read_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
     data = _noise_flac(60)
-    monkeypatch.setitem(verify.NAMED_WINDOWS, "flac", (16 << 10, 0))
+    monkeypatch.setattr(verify, "_first_window", lambda _: (16 << 10, 0))
     jobs = _Jobs(monkeypatch)
     verify.run_check("check_audio_decodes", data, "long")
     names = [name for name, _ in jobs.sent]

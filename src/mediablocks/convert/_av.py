@@ -42,6 +42,11 @@ def decoding(what: str) -> Iterator[None]:
         raise DecodeError(f"{what}: cannot be decoded: {detail}") from None
 
 
+READ_SIZE = 32 << 10
+"""The bytes FFmpeg asks for at a time from input in memory (`opened`'s ``buffer_size``, PyAV's
+default): it reads a `Window` in steps of this size, so one best ends on a multiple of it."""
+
+
 @dataclass(frozen=True)
 class Window:
     """The start and the end of a file of ``size`` bytes, without its middle: what a check that
@@ -143,7 +148,7 @@ def opened(
     *,
     format: str | None = None,
     options: Mapping[str, str] | None = None,
-    buffer_size: int = 32768,
+    buffer_size: int = READ_SIZE,
 ) -> Iterator[Any]:
     """The input container over ``data`` (whole bytes or a `Window`), closed after; PyAV's
     failures inside become `DecodeError` (`decoding`). Over a `Window`, a read outside it
