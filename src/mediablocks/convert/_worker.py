@@ -9,8 +9,9 @@ needs only the converter modules) and calls `main`.
 
 The worker dies with its parent: on Linux by ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (the parent
 starts workers from one long-lived thread, since the signal follows the thread that started the
-process); everywhere, a watchdog thread kills it when the request pipe reaches its end while a
-job runs (the parent is gone: it never writes during a job).
+process); elsewhere (or with it turned off), a watchdog thread kills it when the request pipe
+reaches its end while a job runs (the parent is gone: it never writes during a job). Where
+PDEATHSIG is set the watchdog is not started: it would wake twice per job for nothing.
 
 Jobs come one at a time, each framed as an 8-byte length and a pickle:
 ``(module, function, args, keywords, limits, reply cap, trim above)``. Before each job the
@@ -308,19 +309,22 @@ def _reply(outcome: tuple[Any, ...], started: float, resident: int, cap: int | N
 # -- staying tied to the parent -------------------------------------------------------------------
 
 
-def _die_with_parent(parent: int, pdeathsig: bool) -> None:
-    """SIGKILL when the parent's starting thread ends (Linux); gone already: leave now."""
+def _die_with_parent(parent: int, pdeathsig: bool) -> bool:
+    """SIGKILL when the parent's starting thread ends (Linux): True when that is set; gone
+    already: leave now."""
+    tied = False
     if pdeathsig and sys.platform.startswith("linux"):
         try:
             import ctypes
             import signal
 
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+            tied = libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0  # 1: PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
     if parent and os.getppid() != parent:
         os._exit(0)
+    return tied
 
 
 def _watchdog(fd: int, state: _State) -> None:
@@ -395,9 +399,9 @@ def main(
     if hasattr(faulthandler, "register") and hasattr(signal, "SIGXCPU"):
         # A traceback without "Fatal Python error" above it: the CPU limit ended the job.
         faulthandler.register(signal.SIGXCPU, file=sys.stderr, chain=True)
-    _die_with_parent(parent, pdeathsig)
     state = _State()
-    _start_watchdog(requests.fileno(), state)
+    if not _die_with_parent(parent, pdeathsig):
+        _start_watchdog(requests.fileno(), state)  # no PDEATHSIG here: the pipe's end is the sign
     if preload:
         _preload()
     write_message(replies, READY)
