@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from mediablocks.convert import _jobs, _pool, _wire, _worker, isolation
 from mediablocks.convert.isolation import _FrameReader, _result, run_isolated
 from mediablocks.convert.limits import ConversionLimits
+from mediablocks.errors import DecodeError
+from tests.conftest import TESTDATA
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="workers are POSIX processes here")
 
@@ -152,3 +154,14 @@ def test_the_heap_reports_what_it_holds_freed() -> None:
     if held is None:
         pytest.skip("not glibc 2.33 or later")
     assert held >= 0
+
+
+def test_the_benchmarks_header_read_gives_in_a_worker_what_it_gives_here() -> None:
+    """`_jobs.read_headers` is bench_verify's isolated baseline: a PyAV open in a worker."""
+    pytest.importorskip("av")
+    data = (TESTDATA / "audio/sample.flac").read_bytes()
+    here = _jobs.read_headers(data)
+    assert here > 8000  # a sample rate, plus the stream's duration
+    assert run_isolated("sample.flac", _jobs.read_headers, data) == here
+    with pytest.raises(DecodeError, match=r"^noise: "):
+        run_isolated("noise", _jobs.read_headers, bytes(range(256)) * 64)

@@ -3,9 +3,10 @@ under ``mediablocks.convert.``, the only modules a worker runs).
 
 `warm_up` uses none of them (a warmed worker preloads at start); the tests and the benchmarks
 use them to see a worker from inside (`worker_facts`, `limits`), to time the round trip of a job
-that does nothing (`reply`), and to stand in for slow, greedy or crashing converters with tiny
-inputs (`sleep`, `spin`, `hold`, `reply`, `mark_then_crash`) and send bytes both ways (`echo`),
-so the pool's scheduling, budgets, recycling and transport are tested in seconds.
+that does nothing (`reply`) and a PyAV header read in a worker (`read_headers`), and to stand
+in for slow, greedy or crashing converters with tiny inputs (`sleep`, `spin`, `hold`, `reply`,
+`mark_then_crash`) and send bytes both ways (`echo`), so the pool's scheduling, budgets,
+recycling and transport are tested in seconds.
 """
 
 from __future__ import annotations
@@ -78,6 +79,19 @@ def hold(megabytes: int) -> int:
 def reply(size: int) -> bytes:
     """A result of ``size`` bytes."""
     return b"r" * size
+
+
+def read_headers(data: bytes) -> float:
+    """PyAV opening ``data`` with its defaults and reading its first audio stream's duration
+    and rate: what reading an upload's headers with FFmpeg costs run as it must be, in a worker
+    (`benchmarks/bench_verify.py` compares the decode check with it)."""
+    import io
+
+    import av
+
+    with av.open(io.BytesIO(data), metadata_errors="ignore") as container:
+        stream = container.streams.audio[0]
+        return float(stream.duration or 0) + float(stream.codec_context.sample_rate)
 
 
 def echo(data: bytes, tail: bytes = b"") -> bytes:
