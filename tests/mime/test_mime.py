@@ -454,6 +454,8 @@ def test_a_repeated_pair_of_bytes_is_not_wide_text() -> None:
     is one letter (U+0100) and a space over and over, which no text is."""
     data = b"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01 \x00\x00\x01\x00\x01\x00"
     assert detect_mime(data) is None
+    # with two other letters among them ("ĀĀĀĀĀ AĀB"): still one letter, over and over
+    assert detect_mime(b"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01 \x00A\x00\x00\x01B\x00") is None
     assert detect_mime("Ā ā Ă ă Ą ą, Ćma".encode("utf-16-le")) == "text/plain"
 
 

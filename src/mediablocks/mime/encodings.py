@@ -12,6 +12,7 @@ control byte other than tab, LF, FF and CR (a NUL, an escape...) is not single-b
 from __future__ import annotations
 
 import re
+from collections import Counter
 from itertools import pairwise
 
 # The bytes text may hold: tab, LF, FF, CR, printable ASCII and every byte of a UTF-8 sequence.
@@ -241,9 +242,17 @@ def _plausible_wide(head: bytes, codec: str, unit: int, truncated: bool) -> str 
         text = body[: error.start].decode(codec)
     if len(text) < 4 or _TEXT_CONTROL.search(text) or not _all_text_characters(text):
         return None
-    if _table_like(text) or len({char for char in text if char.isalpha()}) < 3:
+    if _table_like(text) or not _varied_letters(text):
         return None  # no letters, a table, or one letter repeated ("ĀĀĀĀ Ā": 00 01 00 01...)
     return text
+
+
+def _varied_letters(text: str) -> bool:
+    """At least three distinct letters, none of them more than half of all the letters: words
+    do not repeat one letter like that ("ĀĀĀĀĀ AĀB" is ``00 01`` repeated with a few bytes
+    between, not text)."""
+    counts = Counter(char for char in text if char.isalpha())
+    return len(counts) >= 3 and 2 * max(counts.values()) <= sum(counts.values())
 
 
 def _table_like(text: str) -> bool:
