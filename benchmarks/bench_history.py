@@ -7,9 +7,9 @@
   by a tool message whose result holds text and, every other time, an image. Goal: at most 2x at
   every size (the ratio must not grow with the size). Also printed: ``load_history`` of the same
   text, pydantic-core validating the same messages from JSON with the project's models as
-  ``load_messages`` does (what the models cost), the walk ``load_messages`` runs on the result
-  (depth check and freezing), and a plain model of the same fields and no Python validators
-  (what pydantic-core itself costs), each against ``json.loads``.
+  ``load_messages`` does (what the models cost, freezing included), and a plain model of the
+  same fields and no Python validators (what pydantic-core itself costs), each against
+  ``json.loads``.
 - ``estimate_tokens`` of messages fresh from ``mb.decode`` (images as base64 text), against the
   same call on the same blocks once their bytes are in memory. Goal: at most 1.5x.
 
@@ -41,18 +41,13 @@ from _common import table
 from pydantic import BaseModel, TypeAdapter
 
 import mediablocks as mb
-from mediablocks._loading import freeze_loaded
 from mediablocks.message_json import _stored_messages_adapter
 
 
-def _best(
-    cases: dict[str, Callable[[], Any]], rounds: int, setup: Callable[[], Any] | None = None
-) -> dict[str, float]:
+def _best(cases: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, run in cases.items():
-            if setup is not None:
-                setup()
             gc.collect()
             start = time.process_time()
             result = run()
@@ -126,11 +121,6 @@ def load_table(megabytes: float, rounds: int) -> str:
     body = json.dumps(json.loads(text)["messages"])
     plain = TypeAdapter(list[_PlainMessage])
     stored = _stored_messages_adapter()
-    loaded: list[Any] = []
-
-    def validate() -> None:  # the walk's setup: fresh models for each round
-        loaded[:] = [stored.validate_json(body)]
-
     best = _best(
         {
             "json.loads (floor)": lambda: json.loads(text),
@@ -141,8 +131,6 @@ def load_table(megabytes: float, rounds: int) -> str:
         },
         rounds,
     )
-    walk = {"  walk of the result (depth, freeze)": lambda: freeze_loaded(loaded[0], "history", 1)}
-    best.update(_best(walk, rounds, setup=validate))  # on freshly validated models each round
     assert mb.load_messages(text) == messages
     floor = best["json.loads (floor)"]
     rows = [[name, f"{value * 1000:.2f}", f"{value / floor:.2f}x"] for name, value in best.items()]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import gc
 import json
-from typing import Any
+from collections.abc import Sequence
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import pytest
 from hypothesis import given, settings
@@ -285,3 +287,100 @@ def test_loading_text_freezes_and_limits_depth_as_loading_parsed_json_does(
     assert mb.load_history(text) == checked  # no stored media: the same pydantic-core path
     assert not any(_mutable_inside(message) for message in fast)  # the list itself is the caller's
     assert not any(_mutable_inside(message) for message in checked)
+
+
+# -- the depth walk runs only when a free-form value nests close to the limit ------------------
+
+
+def _levels_above_free_form(annotation: Any, metadata: Sequence[Any] = ()) -> int:
+    """The most levels of lists, tuples, dicts and models a value typed ``annotation`` (its own
+    level counted) puts above the first level of a free-form value inside it; -1 for none."""
+    from mediablocks._frozen import FROZEN
+
+    if get_origin(annotation) is Annotated:
+        inner, *extra = get_args(annotation)
+        return _levels_above_free_form(inner, [*metadata, *extra])
+    free = 0 if any(item is FROZEN for item in metadata) else -1
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        inside = [
+            _levels_above_free_form(field.annotation, field.metadata)
+            for field in annotation.model_fields.values()
+        ]
+        below = max(inside, default=-1)
+        return max(free, below + 1 if below >= 0 else -1)
+    origin = get_origin(annotation)
+    args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
+    below = max((_levels_above_free_form(arg) for arg in args), default=-1)
+    if origin in (Union, UnionType):
+        return max(free, below)
+    if origin is not None and below >= 0:  # a list, tuple or dict of values holding one
+        return max(free, below + 1)
+    return free
+
+
+def test_models_hold_free_form_values_at_most_model_levels_below_the_message_list() -> None:
+    from mediablocks._loading import MODEL_LEVELS
+
+    # The message list, then a message: the deepest known place is a media block's metadata in
+    # a tool result (list, message, content, tool result, its content, the block: six).
+    levels = 1 + _levels_above_free_form(mb.Message)
+    assert 6 <= levels <= MODEL_LEVELS
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 8, MAX_DEPTH - 7, MAX_DEPTH - 6])
+def test_the_depth_limit_holds_at_the_deepest_place_a_history_holds_a_free_form_value(
+    levels: int,
+) -> None:
+    # document, messages, message, content, tool result, its content, image: 7 levels above the
+    # image's metadata, whose value holds ``levels - 1`` lists.
+    image = {"type": "image", "source": {"kind": "url", "url": "https://x/y.png"}}
+    image["metadata"] = {"m": _nested(levels)}
+    result = {"type": "tool_result", "tool_call_id": "c", "content": [image]}
+    stamp = "2026-01-02T03:04:05Z"
+    text = _document({"role": "tool", "id": "m1", "timestamp": stamp, "content": [result]})
+    if 7 + levels <= MAX_DEPTH:
+        (loaded,) = mb.load_messages(text)
+        stored = loaded.content[0].content[0].metadata["m"]
+        assert stored == _nested(levels)
+        assert mb.load_messages(json.loads(text)) == [loaded]
+        assert not _mutable_inside(loaded)
+    else:
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(text)
+        with pytest.raises(mb.DecodeError, match=f"more than {MAX_DEPTH} levels"):
+            mb.load_messages(json.loads(text))
+
+
+def test_only_a_history_nested_close_to_the_limit_is_walked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mediablocks import _loading
+
+    walked: list[str] = []
+    original = _loading.check_loaded_depth
+
+    def spy(value: Any, what: str, above: int = 0) -> None:
+        walked.append(what)
+        original(value, what, above)
+
+    monkeypatch.setattr(_loading, "check_loaded_depth", spy)
+    call = {"type": "tool_call", "id": "c", "name": "f", "args": {"x": _nested(20)}}
+    mb.load_messages(_document({"role": "assistant", "content": [call]}))
+    assert walked == []
+    call["args"] = {"x": _nested(MAX_DEPTH - 10)}
+    mb.load_messages(_document({"role": "assistant", "content": [call]}))
+    assert walked == ["message history"]
+
+
+@pytest.mark.parametrize("parse", [mb.ToolCallBlock.model_validate_json, mb.parse_block])
+def test_a_block_validated_from_json_text_is_read_only_all_the_way_down(parse: Any) -> None:
+    text = json.dumps(
+        {"type": "tool_call", "id": "c", "name": "f", "args": {"box": [1, {"k": []}]}}
+    )
+    call = parse(text)
+    assert call.args == {"box": [1, {"k": []}]}
+    assert not _mutable_inside(call)
+    with pytest.raises(TypeError, match="read-only"):
+        call.args["box"].append(3)
+    with pytest.raises(TypeError, match="read-only"):
+        call.metadata["note"] = 1  # the usual empty mapping, read-only too

@@ -11,10 +11,15 @@ pydantic serialisation work as before), sets frozensets. JSON is unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NoReturn, SupportsIndex, overload
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+
+from ._depth import MAX_DEPTH
 
 __all__ = [
     "EMPTY_LIST",
@@ -182,20 +187,83 @@ def freeze_mapping(value: Any) -> Any:
 
 
 class FrozenJson:
-    """On a free-form field (``Annotated[dict[str, Any], FROZEN]``): values from Python are made
-    read-only by `freeze_json` as they are validated; values parsed from JSON text are frozen by
-    the one walk that follows (`mediablocks._loading.freeze_loaded`, which also checks their
-    depth), so loading a history runs no Python function per field."""
+    """On a free-form field (``Annotated[dict[str, Any], FROZEN]``): the value made read-only as
+    it is validated. From Python, `freeze_json`; from JSON text, `frozen_from_json`, which gives
+    the usual empty container the shared read-only empty in one step and measures how deep a
+    filled one nests (for the depth limit of a load: see `measuring_depth`)."""
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         schema = handler(source)
         frozen = core_schema.no_info_after_validator_function(freeze_json, schema)
-        return core_schema.json_or_python_schema(json_schema=schema, python_schema=frozen)
+        loaded = core_schema.no_info_after_validator_function(frozen_from_json, schema)
+        return core_schema.json_or_python_schema(json_schema=loaded, python_schema=frozen)
 
 
 FROZEN = FrozenJson()
+
+
+_deepest: ContextVar[list[int] | None] = ContextVar("mediablocks_deepest_free_form", default=None)
+"""While `measuring_depth` runs: the deepest nesting `frozen_from_json` has met so far."""
+
+
+@contextmanager
+def measuring_depth() -> Iterator[list[int]]:
+    """Inside the ``with`` block, every free-form value validated from JSON text records how
+    many levels it nests (an empty dict or list counts one) in the one-item list yielded: the
+    deepest met. A load then walks its models for the depth limit only when that is close to it
+    (`mediablocks._loading.load_json_messages`)."""
+    deepest = [0]
+    token = _deepest.set(deepest)
+    try:
+        yield deepest
+    finally:
+        _deepest.reset(token)
+
+
+def frozen_from_json(value: Any) -> Any:
+    """A free-form value just validated from JSON made read-only: an empty dict or list becomes
+    the shared `EMPTY` / `EMPTY_LIST` at once (what most blocks and messages hold), anything else
+    is frozen all the way down by `_frozen_measured`, which records its depth."""
+    if not value:
+        kind = type(value)
+        if kind is dict:
+            return EMPTY
+        if kind is list:
+            return EMPTY_LIST
+        return value
+    deepest = _deepest.get()
+    if deepest is None:
+        deepest = [0]
+    return _frozen_measured(value, 1, deepest)
+
+
+def _frozen_measured(value: Any, depth: int, deepest: list[int]) -> Any:
+    """``value`` (parsed JSON at ``depth`` levels, counting from the field) frozen, the deepest
+    level met recorded in ``deepest``. Past `MAX_DEPTH` levels nothing is frozen further: the
+    load that measured it refuses it anyway (JSON text nests at most about 250 levels)."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return value  # a leaf, or a block in a tool result's content (frozen itself)
+    if depth > deepest[0]:
+        deepest[0] = depth
+    if not value:
+        return EMPTY if kind is dict else EMPTY_LIST
+    if depth > MAX_DEPTH:
+        return value
+    below = depth + 1
+    leaves = _LEAVES
+    if kind is dict:
+        return FrozenDict(
+            {
+                key: item if type(item) in leaves else _frozen_measured(item, below, deepest)
+                for key, item in value.items()
+            }
+        )
+    return FrozenList(
+        [item if type(item) in leaves else _frozen_measured(item, below, deepest) for item in value]
+    )
 
 
 def refreeze(model: Any) -> Any:

@@ -1,12 +1,12 @@
 """Loading a stored message history from JSON text straight into models, with the depth limit.
 
 `load_messages` on text validates it with pydantic-core from JSON directly (no ``json.loads``,
-no walk over the parsed tree before validation). The depth limit still holds: pydantic-core's
-own parser refuses nesting past about 200 levels, and the validated messages are then walked
-once (models, and the free-form dicts and lists they hold) for `MAX_DEPTH`; the same walk makes
-the free-form containers read-only (`mediablocks._frozen.FrozenJson`: fields validated from JSON
-are left to this walk). Anything the fast path cannot take, invalid input included, goes back to the
-checked path, which names the error.
+no walk over the parsed tree before or after validation). Free-form dicts and lists are made
+read-only as they are validated (`mediablocks._frozen.FrozenJson`), which also measures how deep
+the filled ones nest. The depth limit still holds: pydantic-core's own parser refuses nesting
+past about 250 levels, models nest a fixed few (`MODEL_LEVELS`), and only a load whose free-form
+values come close to `MAX_DEPTH` is walked (`check_loaded_depth`). Anything the fast path cannot
+take, invalid input included, goes back to the checked path, which names the error.
 
 The cyclic garbage collector is held off while a history is built (`collector_paused`): the
 load allocates a few container objects per block, none of them garbage, and CPython would
@@ -21,21 +21,21 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from types import NoneType, UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from types import NoneType
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from ._base import summarize_validation_error
 from ._depth import MAX_DEPTH, check_depth, loads
-from ._frozen import EMPTY, EMPTY_LIST, BlockTuple, FrozenDict, FrozenList
+from ._frozen import BlockTuple, FrozenDict, FrozenList, measuring_depth
 from .errors import DecodeError
 
 __all__ = [
+    "check_depth_near_limit",
     "check_loaded_depth",
     "collector_paused",
-    "freeze_loaded",
     "load_document",
     "load_json_messages",
 ]
@@ -79,6 +79,14 @@ def _promote_young() -> None:
         gc.unfreeze()
 
 
+MODEL_LEVELS = 16
+"""At least how many levels of lists, models and tuples can hold a free-form field's value,
+counted from the message list down (six today: the list, a message, its content tuple, a tool
+result, its content list, a media block, whose ``metadata`` is then the value's first level),
+with room to grow: a load whose free-form values all nest at most `MAX_DEPTH` minus these
+levels cannot break the limit, and skips the walk that checks it (`check_depth_near_limit`)."""
+
+
 @functools.cache
 def _document_adapter(message: Any) -> TypeAdapter[Any]:
     """The validator for the envelope `dump_messages` writes, built on first use (other keys are
@@ -108,20 +116,21 @@ def load_json_messages(
     start = data.lstrip()[:1]
     above = 0  # levels around the message list: the document object, for a document
     try:
-        if start in ("[", b"["):
-            messages = messages_adapter.validate_json(data)
-        elif start in ("{", b"{"):
-            document = _document_adapter(message_type).validate_json(data)
-            found = document["version"]
-            if document["format"] != format_name or type(found) is not int or found > version:
+        with measuring_depth() as deepest:
+            if start in ("[", b"["):
+                messages = messages_adapter.validate_json(data)
+            elif start in ("{", b"{"):
+                document = _document_adapter(message_type).validate_json(data)
+                found = document["version"]
+                if document["format"] != format_name or type(found) is not int or found > version:
+                    return None
+                messages = document["messages"]
+                above = 1
+            else:
                 return None
-            messages = document["messages"]
-            above = 1
-        else:
-            return None
     except ValidationError:
         return None
-    freeze_loaded(messages, "message history", above)
+    check_depth_near_limit(messages, "message history", deepest[0], above)
     return messages
 
 
@@ -175,154 +184,12 @@ def load_document(
         ) from None
 
 
-def freeze_loaded(value: Any, what: str, above: int = 0) -> None:
-    """`check_loaded_depth`, and every free-form dict and list a model holds made read-only in
-    the same walk (the models were validated with freezing deferred).
-
-    Of each model only the fields that can hold a container are looked at (`_container_fields`);
-    the usual empty ``provider_data``, ``metadata`` and ``annotations`` become the shared
-    read-only empties. A model met in a list (a message) and a message's blocks are handled at
-    once (`_freeze_fields`), without a step on the stack; anything deeper goes on the stack.
-    """
-    stack: list[tuple[Any, int]] = [(value, 1 + above)]
-    leaves = _LEAVES
-    plans = _PLANS
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
-        kind = type(node)
-        plan = plans.get(kind)
-        if plan is not None:
-            _freeze_fields(node, plan, depth, stack, what)
-            continue
-        if kind in _SEQUENCES:
-            children: Any = node
-        elif kind in _MAPPINGS:
-            children = node.values()
-        elif isinstance(node, BaseModel):
-            _freeze_fields(node, _container_fields(kind), depth, stack, what)
-            continue
-        else:
-            continue
-        below = depth + 1
-        for child in children:
-            kind = type(child)
-            if kind in leaves:
-                continue
-            plan = plans.get(kind)
-            if plan is not None and below <= MAX_DEPTH:  # a known model: handled here
-                _freeze_fields(child, plan, below, stack, what)
-            elif child or depth >= MAX_DEPTH:
-                stack.append((child, below))
-
-
-def _freeze_fields(
-    model: Any, plan: tuple[str, ...], depth: int, stack: list[tuple[Any, int]], what: str
-) -> None:
-    """The fields ``plan`` names of ``model`` (at ``depth``, at most `MAX_DEPTH`) frozen and
-    their depth checked; a message's blocks are handled here too (two levels down: the tuple,
-    then the block), models and containers further inside go on ``stack``."""
-    leaves = _LEAVES
-    plans = _PLANS
-    fields = model.__dict__
-    below = depth + 1
-    for name in plan:
-        child = fields[name]
-        kind = type(child)
-        if kind in leaves:
-            continue
-        if kind is dict or kind is list:
-            if child or below > MAX_DEPTH:
-                fields[name] = _frozen_checked(child, below, stack, what)
-            else:  # the usual empty provider_data, metadata, annotations
-                fields[name] = EMPTY if kind is dict else EMPTY_LIST
-        elif kind is BlockTuple and below < MAX_DEPTH:  # a message's blocks, a level down
-            inner = below + 1
-            for block in child:
-                known = plans.get(type(block))
-                if known is None:
-                    stack.append((block, inner))
-                elif known:
-                    _freeze_fields(block, known, inner, stack, what)
-        elif child or depth >= MAX_DEPTH:
-            known = plans.get(kind)
-            if known is None or known or below > MAX_DEPTH:  # not a source: nothing inside
-                stack.append((child, below))
-
-
-_PLANS: dict[type[Any], tuple[str, ...]] = {}
-"""`_container_fields` of each model class met so far."""
-
-
-def _container_fields(kind: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of a model class that can hold a dict, a list, a tuple or a model: all but
-    those typed as plain values (strings, numbers, booleans, bytes, times, literals, and optional
-    ones of these), which pydantic has checked hold nothing else."""
-    plan = _PLANS.get(kind)
-    if plan is None:
-        fields = kind.model_fields.items()
-        plan = tuple(name for name, field in fields if not _plain_value(field.annotation))
-        _PLANS[kind] = plan
-    return plan
-
-
-def _plain_value(annotation: Any) -> bool:
-    """Whether a field typed ``annotation`` only ever holds a leaf value (see `_LEAVES`)."""
-    if annotation in _LEAVES:
-        return True
-    origin = get_origin(annotation)
-    if origin is Literal:
-        return all(type(choice) in _LEAVES for choice in get_args(annotation))
-    if origin is Union or origin is UnionType:
-        return all(_plain_value(choice) for choice in get_args(annotation))
-    return False
-
-
-def _frozen_checked(value: Any, depth: int, models: list[tuple[Any, int]], what: str) -> Any:
-    """``value`` (a dict or list at ``depth``) frozen, its depth checked on the way down; models
-    inside are left to the caller's walk (``models``). Recursion stops at `MAX_DEPTH`."""
-    if depth > MAX_DEPTH:
-        raise DecodeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
-    below = depth + 1
-    leaves = _LEAVES
-    if type(value) is dict:
-        if not value:
-            return EMPTY
-        for item in value.values():
-            if type(item) not in leaves:
-                break
-        else:
-            return FrozenDict(value)  # leaves only: one C-level copy
-        out = {}
-        for key, item in value.items():
-            kind = type(item)
-            if kind in leaves:
-                out[key] = item
-            elif kind is dict or kind is list:
-                out[key] = _frozen_checked(item, below, models, what)
-            else:
-                models.append((item, below))
-                out[key] = item
-        return FrozenDict(out)
-    if not value:
-        return EMPTY_LIST
-    for item in value:
-        if type(item) not in leaves:
-            break
-    else:
-        return FrozenList(value)
-    items = []
-    for item in value:
-        kind = type(item)
-        if kind in leaves:
-            items.append(item)
-        elif kind is dict or kind is list:
-            items.append(_frozen_checked(item, below, models, what))
-        else:
-            models.append((item, below))
-            items.append(item)
-    return FrozenList(items)
+def check_depth_near_limit(value: Any, what: str, deepest: int, above: int = 0) -> None:
+    """`check_loaded_depth` of models just validated from JSON text, walked only when their
+    free-form values nest ``deepest`` levels (`mediablocks._frozen.measuring_depth`), close
+    enough to `MAX_DEPTH` to break it below the `MODEL_LEVELS` that can hold them."""
+    if above + MODEL_LEVELS + deepest > MAX_DEPTH:
+        check_loaded_depth(value, what, above)
 
 
 def check_loaded_depth(value: Any, what: str, above: int = 0) -> None:

@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal, TypeVar, Union, overload
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ._base import BlockBase, assembled, summarize_validation_error
-from ._frozen import EMPTY, EMPTY_LIST, FROZEN
-from ._loading import freeze_loaded
+from ._frozen import EMPTY, EMPTY_LIST, FROZEN, measuring_depth
+from ._loading import check_depth_near_limit
 from .errors import DecodeError
 from .media import AudioBlock, FileBlock, ImageBlock, MediaBlock, VideoBlock
 
@@ -209,8 +209,9 @@ def parse_block(data: Any) -> Block:
     """A block from a dict (or JSON text) in mediablocks' own format; `DecodeError` if invalid."""
     try:
         if isinstance(data, (str, bytes)):
-            block = _block_adapter().validate_json(data)
-            freeze_loaded(block, "block")
+            with measuring_depth() as deepest:
+                block = _block_adapter().validate_json(data)
+            check_depth_near_limit(block, "block", deepest[0])
             return block
         return _block_adapter().validate_python(data)
     except ValidationError as exc:
