@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import base64
+import copy
 import io
 import os
+import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
+from pydantic import PrivateAttr
 
 import mediablocks as mb
 from mediablocks.sources import Base64Source, BytesSource, PathSource, URLSource
@@ -408,3 +412,48 @@ def test_from_path_and_media_block_differ_only_where_documented(tmp_path: Path) 
     for empty in ("", "  ", "file://"):
         with pytest.raises(mb.InvalidSourceError):
             mb.FileBlock.from_path(empty)
+
+
+# -- the resolved MIME type: a cache set up on first use, carried by copies ---------------------
+
+
+def test_a_block_built_from_stored_json_sets_up_no_private_state(png_bytes: bytes) -> None:
+    stored = mb.dump_messages([mb.UserMessage(content=[mb.ImageBlock.from_bytes(png_bytes)])])
+    (message,) = mb.load_messages(stored)
+    (block,) = message.media
+    assert block.__pydantic_private__ is None  # nothing set up per block while loading
+    assert block.mime_type == "image/png"
+    assert block.__pydantic_private__ == {"_mime": "image/png"}
+
+
+@pytest.mark.parametrize(
+    "duplicate",
+    [
+        copy.copy,
+        copy.deepcopy,
+        lambda block: pickle.loads(pickle.dumps(block)),
+        lambda block: block.model_copy(update={"filename": "b.png"}),
+    ],
+)
+def test_copies_keep_the_resolved_mime_type_and_do_not_share_it(
+    png_bytes: bytes, duplicate: Any
+) -> None:
+    # Declared JPEG, the bytes are PNG: the resolved type is the bytes' one, kept by the copy.
+    block = mb.ImageBlock.from_bytes(png_bytes, "image/jpeg")
+    assert block._mime == "image/png"
+    copied = duplicate(block)
+    assert copied._mime == "image/png"
+    assert copied.__pydantic_private__ is not block.__pydantic_private__
+    assert copied.mime_type == block.mime_type == "image/png"
+
+
+def test_a_subclass_keeps_its_own_private_attributes_beside_the_resolved_type(
+    png_bytes: bytes,
+) -> None:
+    class Noted(mb.ImageBlock):
+        _note: str = PrivateAttr(default="kept")
+
+    block = Noted(source=BytesSource(data=png_bytes))
+    assert block.mime_type == "image/png"
+    assert block._note == "kept"
+    assert block._mime == "image/png"

@@ -16,7 +16,7 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from pydantic import AfterValidator, Field, PrivateAttr
+from pydantic import AfterValidator, Field
 
 from ._base import BlockBase
 from ._frozen import EMPTY, FROZEN
@@ -65,6 +65,10 @@ __all__ = [
 
 _M = TypeVar("_M", bound="MediaBlock")
 
+_RESOLVED_MIME = "_mime"
+"""The key of a media block's resolved MIME type in its pydantic private state (`_mime`): the
+name pydantic gave it when it was declared a private attribute, so older pickles carry it too."""
+
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -109,7 +113,25 @@ class MediaBlock(BlockBase):
     """Who fetches this block's URL: ``"inline"`` (downloaded under the fetch policy, sent as
     bytes), ``"url"`` (the provider fetches it), ``None`` (the call's ``url_media``)."""
 
-    _mime: str | None = PrivateAttr(default=None)
+    @property
+    def _mime(self) -> str | None:
+        """The MIME type resolved from the bytes, once `_resolve_mime` has (None before).
+
+        Kept in pydantic's private state, which copies, deep copies and pickles carry, but not
+        declared as a private attribute: pydantic would then set up that state for every block
+        built (a Python call per media block of a loaded history); it is made on first use.
+        """
+        private = self.__pydantic_private__
+        return None if private is None else private.get(_RESOLVED_MIME)
+
+    def _keep_mime(self, mime: str) -> str:
+        """Remember ``mime`` as `_mime` (a subclass's own private attributes are kept)."""
+        private = self.__pydantic_private__
+        if private is None:
+            object.__setattr__(self, "__pydantic_private__", {_RESOLVED_MIME: mime})
+        else:
+            private[_RESOLVED_MIME] = mime
+        return mime
 
     @classmethod
     def from_source(
@@ -408,9 +430,7 @@ class MediaBlock(BlockBase):
         if self._mime is not None:
             return self._mime
         if isinstance(self.source, FileIdSource):
-            mime = self.declared_mime or "application/octet-stream"
-            self._mime = mime
-            return mime
+            return self._keep_mime(self.declared_mime or "application/octet-stream")
         declared = self.declared_mime
         if len(header) == 0 and self.accepts is not None:
             raise MediaTypeError(f"{self.describe()}: holds no bytes")
@@ -433,8 +453,7 @@ class MediaBlock(BlockBase):
             raise MediaTypeError(
                 f"{self.describe()}: the bytes are {mime}, not {self.accepts[:-1]} media"
             )
-        self._mime = mime
-        return mime
+        return self._keep_mime(mime)
 
     def _prefer_declared(self, declared: str, detected: str) -> bool:
         # A declared audio/* for a container detected as video (or the reverse) keeps the kind.
