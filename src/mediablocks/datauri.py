@@ -337,7 +337,11 @@ def is_clean_base64(text: str) -> bool:
     """
     if not text or len(text) % 4 or not text.isascii():
         return False
-    return not any(char in text for char in " \n\r\t-_")
+    # Spelled out rather than a generator over the characters, which cost a fifth more for each
+    # stored image of a loaded history.
+    return not (
+        " " in text or "\n" in text or "\r" in text or "\t" in text or "-" in text or "_" in text
+    )
 
 
 def data_uri_prefix(mime_type: str) -> str:
