@@ -16,6 +16,9 @@
 Each figure is the best of the rounds in CPU seconds of this process (`time.process_time`): on a
 shared machine, wall time counts the moments this process waited for a core. What a call returns
 is freed after the clock stops (for the floor too): freeing a large result is not the call.
+The cases run in a new shuffled order each round: whether a call finds the allocator's memory
+warm or must fault in fresh pages depends on what the case before it freed, and that swings a
+case's time by a third or more; a fixed order would give one case the bad neighbour every time.
 
 Run from the repository root: ``PYTHONPATH=src python benchmarks/bench_history.py``.
 """
@@ -46,8 +49,12 @@ from mediablocks.message_json import _stored_messages_adapter
 
 def _best(cases: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in cases}
+    order = list(cases)
+    shuffle = random.Random(2026).shuffle
     for _ in range(rounds):
-        for name, run in cases.items():
+        shuffle(order)  # no case always runs after the same neighbour (see the docstring)
+        for name in order:
+            run = cases[name]
             gc.collect()
             start = time.process_time()
             result = run()
