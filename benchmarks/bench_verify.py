@@ -4,21 +4,20 @@
 opens the container and decodes the first frame; ``full=True`` decodes every frame. Each case
 runs on the same recording, made here with PyAV (a 440 Hz tone with a little noise):
 
-- ``headers``: PyAV opening the container and reading its streams (``av.open`` with its
-  defaults: probing, then FFmpeg reading packets for the streams' parameters), **in this
-  process**: the baseline. It runs no worker, so every ratio below against it includes what
-  isolation costs (the check must run in a worker: docs/isolation.md);
+- ``headers``: PyAV opening the container and reading its streams (`_jobs.read_headers`:
+  ``av.open`` with its defaults, probing, then FFmpeg reading packets for the streams'
+  parameters), **in this process**: the baseline. It runs no worker, so every ratio below
+  against it includes what isolation costs (the check must run in a worker: docs/isolation.md);
 - ``probe``: `mb.probe_bytes` (mediablocks' own header reader: duration, codec);
 - ``base64``: the base64 text `encode` must make anyway (the floor of sending it);
 - ``check``: `check_audio_decodes` in-process (the default: the container and the first frame);
 - ``check full``: `check_audio_decodes(..., full=True)` in-process (every frame);
 - ``check in worker``: the default check in a conversion worker as `prepare` runs it
   (`run_check`: a window of a long file, not all of it; on a tree without it, `run_isolated`
-  over the whole file, as `prepare` ran it there). The goal's case. Wall time: the caller waits
-  for the worker, so the worker's CPU is in it;
-- ``headers in worker``: the ``headers`` baseline run as mediablocks must run any FFmpeg parse
-  of an upload, in a worker (`_jobs.read_headers`, the whole file sent): the same isolation on
-  both sides of the ratio;
+  over the whole file, as `prepare` ran it there). Wall time: the caller waits for the worker,
+  so the worker's CPU is in it;
+- ``headers in worker``: the same function run as mediablocks must run any FFmpeg parse of an
+  upload, in a worker (the whole file sent): the same isolation on both sides of the ratio;
 - ``worker round trip``: a job that does nothing (`_jobs.reply(0)`) in the same pool: what any
   check run in a worker costs before it reads a byte;
 - ``whole file in worker``: `run_isolated` sending the whole file to the check (what shipping
@@ -94,15 +93,6 @@ def _recording(
     return buffer.getvalue()
 
 
-def _open_headers(data: bytes) -> float:
-    """What reading the headers costs PyAV: open the container, look at its audio stream."""
-    import av
-
-    with av.open(io.BytesIO(data)) as container:
-        stream = container.streams.audio[0]
-        return float(stream.duration or 0) + stream.codec_context.sample_rate
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -128,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         data = _recording(*spec)
         sizes.append(f"{name} {len(data) / 1024:,.0f} KiB")
         cases = [
-            Case("headers", _open_headers, lambda data=data: data),
+            Case("headers", _jobs.read_headers, lambda data=data: data),
             Case("probe", lambda d: mb.probe_bytes(d), lambda data=data: data),
             Case("base64", base64.b64encode, lambda data=data: data),
             Case("check", lambda d: check_audio_decodes(d, "bench"), lambda data=data: data),
